@@ -1,0 +1,8 @@
+"""helpers: the Python package behind the course on bias in word embeddings.
+
+Modules: :mod:`helpers.embeddings` (loading, lookup), :mod:`helpers.wordsets` (the paper's data),
+:mod:`helpers.statistics` (cosine, association, effect size, permutation tests, WEFAT score),
+:mod:`helpers.weat` and :mod:`helpers.wefat` (whole tests on an embedding), :mod:`helpers.plots`,
+:mod:`helpers.checks` (notebook checks) and the CLI (``python -m helpers replicate``).
+"""
+__version__ = "1.0.0"

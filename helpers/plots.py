@@ -1,0 +1,106 @@
+"""Figures of the course (matplotlib). Each function draws on a given ``ax`` or a new figure and
+returns the ``Axes``; titles say what the figure shows and axes carry labels and units."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["null_distribution", "word_associations", "forest_plot", "wefat_scatter"]
+
+
+def _ax(ax, figsize):
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        _, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax
+
+
+def null_distribution(null: np.ndarray, observed: float, *, pvalue: float | None = None, method: str = "",
+                      title: str = "Permutation null distribution of s(X, Y, A, B)", ax=None):
+    """Histogram of the permutation statistics with the observed statistic as a vertical line."""
+    ax = _ax(ax, (7, 4))
+    null = np.asarray(null, dtype=float)
+    ax.hist(null, bins=min(80, max(10, int(np.sqrt(null.size)))), color="0.7", edgecolor="0.5", linewidth=0.3,
+            label=f"{null.size:,} splits of X ∪ Y" + (f" ({method})" if method else ""))
+    lab = f"observed s = {observed:.3f}" + (f", p = {pvalue:.2g}" if pvalue is not None else "")
+    ax.axvline(observed, color="tab:red", linewidth=2, label=lab)
+    ax.set_xlabel("test statistic s(Xᵢ, Yᵢ, A, B) (sum of cosine differences, unitless)")
+    ax.set_ylabel("number of splits")
+    ax.set_title(title)
+    ax.legend(loc="upper left", fontsize=8)
+    return ax
+
+
+def word_associations(words: Sequence[str], scores: Sequence[float], groups: Sequence[str] | None = None, *,
+                      a_name: str = "A", b_name: str = "B", title: str | None = None, ax=None):
+    """Horizontal bars of s(w, A, B) per word, sorted, coloured by group (e.g. X and Y)."""
+    scores = np.asarray(scores, dtype=float)
+    order = np.argsort(scores)
+    ax = _ax(ax, (6, max(3, 0.22 * len(words) + 1)))
+    groups = list(groups) if groups is not None else [""] * len(words)
+    names = list(dict.fromkeys(groups))
+    colours = dict(zip(names, ["tab:blue", "tab:orange", "tab:green", "tab:purple"]))
+    ax.barh(np.arange(len(words)), scores[order], color=[colours[groups[i]] for i in order])
+    ax.set_yticks(np.arange(len(words)), [words[i] for i in order], fontsize=8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel(f"s(w, {a_name}, {b_name}) = mean cos with {a_name} − mean cos with {b_name}")
+    ax.set_title(title or f"Association of each word with {a_name} rather than {b_name}")
+    if any(names):
+        from matplotlib.patches import Patch
+
+        ax.legend(handles=[Patch(color=colours[g], label=g) for g in names], fontsize=8, loc="lower right")
+    return ax
+
+
+def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[float],
+                original: Sequence[float | None], *, ours_label: str = "this embedding",
+                intervals: Sequence[tuple[float, float]] | None = None,
+                title: str = "Table 1 effect sizes: original IAT, paper (GloVe 840B) and this embedding", ax=None):
+    """Effect sizes per test, one row each: the IAT's d, the paper's d and ours (with optional intervals)."""
+    n = len(labels)
+    ax = _ax(ax, (8, 0.5 * n + 1.5))
+    y = np.arange(n)[::-1]
+    orig = np.array([np.nan if v is None else v for v in original], dtype=float)
+    ax.scatter(orig, y + 0.2, marker="s", color="0.4", label="original IAT (people)", zorder=3)
+    ax.scatter(paper, y, marker="D", color="tab:blue", label="paper, GloVe Common Crawl 840B", zorder=3)
+    if intervals is not None:
+        lo, hi = np.array(intervals, dtype=float).T
+        ax.hlines(y - 0.2, lo, hi, color="tab:red", linewidth=1.5)
+    ax.scatter(ours, y - 0.2, marker="o", color="tab:red", label=ours_label, zorder=3)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("effect size d (difference of means in standard deviations; |d| ≤ 2 for words with ddof = 0)")
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    return ax
+
+
+def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Sequence[str] | None = None, *,
+                  pearson_r: float | None = None, p_value: float | None = None, paper_r: float | None = None,
+                  xlabel: str = "women among workers in the occupation (%)",
+                  ylabel: str = "association with female rather than male terms\n(normalised WEFAT score)",
+                  title: str = "WEFAT", annotate: bool = True, ax=None):
+    """Scatter of a real-world property against the WEFAT score with a least-squares line."""
+    ax = _ax(ax, (7, 5))
+    x, y = np.asarray(values, float), np.asarray(scores, float)
+    ax.scatter(x, y, color="tab:purple", s=18, zorder=3)
+    slope, icpt = np.polyfit(x, y, 1)
+    xs = np.array([x.min(), x.max()])
+    lab = "least-squares line"
+    if pearson_r is not None:
+        lab += f" (r = {pearson_r:.2f}" + (f", p = {p_value:.1e}" if p_value is not None else "") + ")"
+    ax.plot(xs, slope * xs + icpt, color="black", linewidth=1.2, label=lab)
+    if paper_r is not None:
+        ax.plot([], [], " ", label=f"paper (GloVe 840B): r = {paper_r:.2f}")
+    if annotate and words is not None:
+        for xi, yi, w in zip(x, y, words):
+            ax.annotate(w, (xi, yi), fontsize=6, xytext=(2, 2), textcoords="offset points", alpha=0.8)
+    ax.axhline(0, color="0.6", linewidth=0.6)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8, loc="upper left")
+    return ax

@@ -1,0 +1,437 @@
+r"""Reference statistics of the WEAT and the WEFAT (Caliskan, Bryson & Narayanan, Science 2017).
+
+All functions take plain NumPy arrays (one vector per row), compute in float64 and are
+vectorised. Notation follows the paper: target sets :math:`X, Y`, attribute sets :math:`A, B`,
+word vectors :math:`\vec w`.
+
+* :func:`cosine`, :func:`cosine_matrix`
+* :func:`association` :math:`s(w,A,B)`, :func:`differential_association` :math:`s(X,Y,A,B)`
+* :func:`effect_size` (``ddof=1`` as in the authors' code; ``ddof=0`` for the population std)
+* :func:`permutation_test`: exact enumeration of all equal-size splits, seeded Monte Carlo, or
+  the normal approximation that produced the paper's 10^-7 and 10^-8
+* :func:`wefat_association`: the WEFAT's normalised association
+
+References
+----------
+A. Caliskan, J. J. Bryson, A. Narayanan, "Semantics derived automatically from language corpora
+contain human-like biases", Science 356, 183-186 (2017); long draft arXiv:1608.07187.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import comb
+
+import numpy as np
+
+__all__ = [
+    "as_vectors", "unit_rows", "cosine", "cosine_matrix", "association", "differential_association",
+    "effect_size", "effect_size_from_scores", "permutation_test", "PermutationResult",
+    "wefat_association", "EXACT_MAX_SPLITS", "ALTERNATIVES",
+]
+
+#: Largest number of splits C(|X|+|Y|, |X|) that ``method="auto"`` enumerates exactly. Measured on
+#: the course's 2-core reference machine (BENCHMARKS.md): 8 + 8 words (12,870 splits) take under
+#: 1 ms, 12 + 12 (2.7 million) about 0.2 s, 13 + 13 (10.4 million) about 0.45 s, 14 + 14 (40
+#: million) over 1 s. So every set size up to 13 + 13 is exact and larger ones are sampled.
+EXACT_MAX_SPLITS = comb(26, 13)
+ALTERNATIVES = ("greater", "less", "two-sided")
+
+
+# ---------------------------------------------------------------------------------------------
+# Input checks: clear messages instead of tracebacks from deep inside NumPy
+# ---------------------------------------------------------------------------------------------
+
+def as_vectors(M, name: str = "the vectors", *, allow_empty: bool = False) -> np.ndarray:
+    """Return ``M`` as a float64 matrix (one vector per row) after checking it.
+
+    A single vector (1-D) becomes one row. Raises ``ValueError`` for an empty set (unless
+    ``allow_empty``), more than two dimensions, NaN or infinite values, or an all-zero vector
+    (its cosine with anything is undefined).
+    """
+    try:
+        arr = np.asarray(M, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be numbers (a vector or a matrix with one vector per row).") from None
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a vector or a matrix with one vector per row; got {arr.ndim} dimensions.")
+    if arr.shape[0] == 0 and not allow_empty:
+        raise ValueError(f"{name} is empty: a word set needs at least one word.")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has vectors of length 0.")
+    if not np.isfinite(arr).all():
+        bad = np.flatnonzero(~np.isfinite(arr).all(axis=1))
+        raise ValueError(f"{name} contains NaN or infinite values (row(s) {bad[:5].tolist()}); check the embedding.")
+    norms = np.sqrt(np.einsum("ij,ij->i", arr, arr))
+    if (norms == 0).any():
+        bad = np.flatnonzero(norms == 0)
+        raise ValueError(
+            f"{name} contains an all-zero vector (row(s) {bad[:5].tolist()}): its cosine similarity is "
+            "undefined. Remove that word or use another embedding."
+        )
+    return arr
+
+
+def _same_dim(*named):
+    dims = {name: m.shape[1] for name, m in named}
+    if len(set(dims.values())) > 1:
+        desc = ", ".join(f"{n}: {d}" for n, d in dims.items())
+        raise ValueError(f"The vectors have different dimensions ({desc}); they must come from one embedding.")
+
+
+def unit_rows(M, name: str = "the vectors") -> np.ndarray:
+    r"""Scale every row to unit Euclidean length: :math:`\hat w = \vec w / \lVert \vec w \rVert`."""
+    arr = as_vectors(M, name)
+    return arr / np.linalg.norm(arr, axis=1, keepdims=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cosine similarity and association
+# ---------------------------------------------------------------------------------------------
+
+def cosine(u, v) -> float:
+    r"""Cosine of the angle between two vectors.
+
+    .. math:: \cos(\vec u, \vec v) = \frac{\vec u \cdot \vec v}{\lVert \vec u \rVert\,\lVert \vec v \rVert}
+
+    Invariant to positive rescaling of either vector; in [-1, 1].
+
+    Raises
+    ------
+    ValueError
+        Either vector is zero, not finite, not 1-D, or the two lengths differ.
+
+    Examples
+    --------
+    >>> cosine([1, 0], [1, 1])  # doctest: +ELLIPSIS
+    0.7071...
+    """
+    u = np.asarray(u, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    if u.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"cosine takes two vectors (1-D); got shapes {u.shape} and {v.shape}. Use cosine_matrix for sets.")
+    uu, vv = as_vectors(u, "the first vector"), as_vectors(v, "the second vector")
+    _same_dim(("the first vector", uu), ("the second vector", vv))
+    c = float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
+    return min(1.0, max(-1.0, c))
+
+
+def cosine_matrix(U, V) -> np.ndarray:
+    r"""All cosines between the rows of ``U`` (m x d) and of ``V`` (n x d): an m x n matrix.
+
+    .. math:: C_{ij} = \cos(\vec u_i, \vec v_j) = \hat u_i \cdot \hat v_j
+
+    Computed as one matrix product of the row-normalised matrices.
+    """
+    Uh, Vh = unit_rows(U, "the first matrix"), unit_rows(V, "the second matrix")
+    _same_dim(("the first matrix", Uh), ("the second matrix", Vh))
+    return np.clip(Uh @ Vh.T, -1.0, 1.0)
+
+
+def association(W, A, B):
+    r"""Association of each word with attribute set A rather than B (Caliskan et al. 2017).
+
+    .. math:: s(w, A, B) = \operatorname{mean}_{a \in A} \cos(\vec w, \vec a)
+                         - \operatorname{mean}_{b \in B} \cos(\vec w, \vec b)
+
+    Because cosine is a dot product of unit vectors, this equals
+    :math:`\hat w \cdot (\bar{\hat a} - \bar{\hat b})`, the centroid form used here.
+
+    Parameters
+    ----------
+    W : one vector (d,) or a matrix (n, d) of target vectors.
+    A, B : attribute vectors, (n_A, d) and (n_B, d); the sizes may differ.
+
+    Returns
+    -------
+    float for a single vector, else an array of n floats.
+    """
+    single = np.asarray(W).ndim == 1
+    Wh = unit_rows(W, "the target vectors")
+    Ah, Bh = unit_rows(A, "attribute set A"), unit_rows(B, "attribute set B")
+    _same_dim(("the target vectors", Wh), ("attribute set A", Ah), ("attribute set B", Bh))
+    s = Wh @ (Ah.mean(axis=0) - Bh.mean(axis=0))
+    return float(s[0]) if single else s
+
+
+def _target_pair(X, Y):
+    Xv, Yv = as_vectors(X, "target set X"), as_vectors(Y, "target set Y")
+    _same_dim(("target set X", Xv), ("target set Y", Yv))
+    return Xv, Yv
+
+
+def differential_association(X, Y, A, B) -> float:
+    r"""Differential association of target sets X and Y with attributes A and B (the WEAT statistic).
+
+    .. math:: s(X, Y, A, B) = \sum_{x \in X} s(x, A, B) - \sum_{y \in Y} s(y, A, B)
+
+    The paper defines it for X and Y of equal size (a sum over a larger set would be larger just
+    because it has more terms), so unequal sizes raise ``ValueError``.
+    """
+    Xv, Yv = _target_pair(X, Y)
+    if len(Xv) != len(Yv):
+        raise ValueError(
+            f"X and Y must have the same number of words for s(X,Y,A,B) (got {len(Xv)} and {len(Yv)}); "
+            "drop words from the larger set at random, as the paper did."
+        )
+    return float(association(Xv, A, B).sum() - association(Yv, A, B).sum())
+
+
+def effect_size_from_scores(sx, sy, *, ddof: int = 1) -> float:
+    r"""Effect size from per-word associations :math:`s(x,A,B)` and :math:`s(y,A,B)`.
+
+    .. math:: d = \frac{\operatorname{mean}_{x} s(x,A,B) - \operatorname{mean}_{y} s(y,A,B)}
+                       {\operatorname{std}_{w \in X \cup Y} s(w,A,B)}
+
+    ``ddof=1`` (default) divides the variance by N - 1, as the authors' code does and as Table 1
+    was computed; ``ddof=0`` divides by N, which makes the paper's footnote bound |d| <= 2 exact.
+    The two differ by the factor :math:`\sqrt{(N-1)/N}` with N = |X| + |Y|.
+    """
+    sx = np.asarray(sx, dtype=np.float64).ravel()
+    sy = np.asarray(sy, dtype=np.float64).ravel()
+    if sx.size == 0 or sy.size == 0:
+        raise ValueError("Both target sets need at least one word.")
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 (population std) or 1 (sample std, the authors' choice), not {ddof!r}.")
+    pooled = np.concatenate([sx, sy])
+    if pooled.size - ddof <= 0:
+        raise ValueError("Too few words for a standard deviation.")
+    sd = pooled.std(ddof=ddof)
+    if not sd > 0:
+        raise ValueError("All association scores are identical, so the effect size is undefined (0/0).")
+    return float((sx.mean() - sy.mean()) / sd)
+
+
+def effect_size(X, Y, A, B, *, ddof: int = 1) -> float:
+    r"""WEAT effect size (Caliskan et al. 2017), a Cohen's-d-like normalised difference.
+
+    .. math:: d = \frac{\operatorname{mean}_{x \in X} s(x,A,B) - \operatorname{mean}_{y \in Y} s(y,A,B)}
+                       {\operatorname{std}_{w \in X \cup Y} s(w,A,B)}
+
+    Changes sign when X and Y (or A and B) are swapped. See :func:`effect_size_from_scores` for
+    the ``ddof`` question.
+    """
+    Xv, Yv = _target_pair(X, Y)
+    return effect_size_from_scores(association(Xv, A, B), association(Yv, A, B), ddof=ddof)
+
+
+# ---------------------------------------------------------------------------------------------
+# Permutation test
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class PermutationResult:
+    """Result of :func:`permutation_test`, shaped like ``scipy.stats.permutation_test``'s.
+
+    Attributes
+    ----------
+    statistic : the observed s(X, Y, A, B).
+    pvalue : the p-value.
+    null_distribution : the statistic of every enumerated split (``method="exact"``, observed
+        split included) or of every sampled split.
+    method : ``"exact"``, ``"sampled"`` or ``"normal"``.
+    n_resamples : number of splits enumerated or sampled.
+    alternative : ``"greater"``, ``"less"`` or ``"two-sided"``.
+    """
+
+    statistic: float
+    pvalue: float
+    null_distribution: np.ndarray
+    method: str
+    n_resamples: int
+    alternative: str
+
+    @property
+    def n_splits(self) -> int:
+        """Number of statistics in the null distribution (alias of ``n_resamples``)."""
+        return self.n_resamples
+
+
+def _all_subset_sums(s: np.ndarray, k: int) -> np.ndarray:
+    """Sums of every k-element subset of ``s``, one per subset (C(len(s), k) values).
+
+    Dynamic programme over the items: after item i, ``sums[j]`` holds the sums of all j-subsets
+    of the items so far; item i extends ``sums[j]`` by ``sums[j-1] + s[i]``. Sizes that can no
+    longer reach k with the items left are dropped. Vectorised; no index arrays are built.
+    """
+    m = len(s)
+    sums = [np.zeros(1)] + [np.empty(0)] * k
+    for i, v in enumerate(s):
+        remaining = m - i - 1
+        lowest = max(0, k - remaining)  # sizes below this cannot reach k any more
+        for j in range(min(i + 1, k), max(lowest, 1) - 1, -1):  # downwards: sums[j-1] is still the old one
+            sums[j] = np.concatenate([sums[j], sums[j - 1] + v])
+        for j in range(lowest):
+            sums[j] = np.empty(0)
+    return sums[k]
+
+
+def _resolve_rng(rng) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if rng is None or isinstance(rng, (int, np.integer)):
+        return np.random.default_rng(rng)
+    raise TypeError(f"rng must be a seed (int), a numpy.random.Generator or None, not {type(rng).__name__}.")
+
+
+def _sampled_subset_sums(s: np.ndarray, k: int, n_resamples: int, rng: np.random.Generator,
+                         chunk: int = 50_000) -> np.ndarray:
+    """Sums of ``n_resamples`` uniformly random k-subsets of ``s`` (without replacement).
+
+    Each row draws one float64 key per item; the k smallest keys pick the subset (a uniform
+    random subset). Memory is bounded by ``chunk`` rows at a time, so 10^7 resamples need no
+    more than a few tens of MB.
+    """
+    m = len(s)
+    out = np.empty(n_resamples)
+    for start in range(0, n_resamples, chunk):
+        rows = min(chunk, n_resamples - start)
+        keys = rng.random((rows, m))
+        kth = np.partition(keys, k - 1, axis=1)[:, k - 1:k]
+        out[start:start + rows] = (keys <= kth) @ s
+    return out
+
+
+def _count_extreme(null: np.ndarray, observed: float, alternative: str, tol: float) -> int:
+    if alternative == "greater":
+        return int(np.count_nonzero(null >= observed - tol))
+    if alternative == "less":
+        return int(np.count_nonzero(null <= observed + tol))
+    return int(np.count_nonzero(np.abs(null) >= abs(observed) - tol))
+
+
+def permutation_test(
+    sx, sy, *, alternative: str = "greater", method: str = "auto", n_resamples: int = 100_000,
+    rng=None, exact_max_splits: int = EXACT_MAX_SPLITS,
+) -> PermutationResult:
+    r"""Permutation test of the WEAT statistic on per-word associations (Caliskan et al. 2017).
+
+    The statistic is :math:`s(X,Y,A,B) = \sum_{x} s(x,A,B) - \sum_{y} s(y,A,B)`. Under the null
+    hypothesis the words of :math:`X \cup Y` are exchangeable, so every split :math:`(X_i, Y_i)`
+    of the pooled scores into two halves of sizes |X| and |Y| (without replacement) is equally
+    likely. The one-sided p-value is
+
+    .. math:: p = \Pr_i\left[ s(X_i, Y_i, A, B) \ge s(X, Y, A, B) \right].
+
+    The paper's formula has a strict ">" while its text says "(or greater)"; a permutation test
+    must count the observed split and ties, so ties count as at least as extreme (within a
+    floating-point tolerance) and p is never 0.
+
+    Methods
+    -------
+    ``"exact"``
+        Enumerate all :math:`\binom{|X|+|Y|}{|X|}` splits (12,870 for 8 + 8), observed split
+        included; p = (number at least as extreme) / (number of splits).
+    ``"sampled"``
+        ``n_resamples`` uniformly random splits from the seeded ``rng``;
+        :math:`p = (k + 1) / (B + 1)` with k the number at least as extreme among B samples.
+    ``"normal"``
+        The authors' approximation: sample ``n_resamples`` splits, fit a normal distribution
+        to them and report its tail probability beyond the observed statistic. This is how
+        the paper reached p-values such as 10^-7 and 10^-8, which counting 10^5 samples cannot.
+    ``"auto"`` (default)
+        ``"exact"`` when the number of splits is at most ``exact_max_splits``, else ``"sampled"``.
+
+    Parameters
+    ----------
+    sx, sy : per-word associations s(x,A,B) of X and s(y,A,B) of Y.
+    alternative : ``"greater"`` (the paper's: X more associated with A), ``"less"`` or
+        ``"two-sided"`` (the null distribution is symmetric about 0, so this counts
+        :math:`|s_i| \ge |s|`).
+    method : see above.
+    n_resamples : number of sampled splits (``"sampled"``/``"normal"``).
+    rng : seed or ``numpy.random.Generator``; the only source of randomness.
+    exact_max_splits : the ``"auto"`` threshold.
+
+    Returns
+    -------
+    PermutationResult
+
+    Examples
+    --------
+    >>> r = permutation_test([3.0, 2.0], [1.0, 0.0])
+    >>> r.method, r.n_resamples, r.pvalue   # 6 splits; only the observed one reaches 4.0
+    ('exact', 6, 0.16666666666666666)
+    """
+    sx = np.asarray(sx, dtype=np.float64).ravel()
+    sy = np.asarray(sy, dtype=np.float64).ravel()
+    if sx.size == 0 or sy.size == 0:
+        raise ValueError("Both target sets need at least one word for a permutation test.")
+    if not (np.isfinite(sx).all() and np.isfinite(sy).all()):
+        raise ValueError("The association scores contain NaN or infinity; check the vectors.")
+    if sx.size != sy.size:
+        raise ValueError(
+            f"The WEAT permutation test needs X and Y of equal size (got {sx.size} and {sy.size}); "
+            "drop words from the larger set at random, as the paper did."
+        )
+    if alternative not in ALTERNATIVES:
+        raise ValueError(f"alternative must be one of {ALTERNATIVES}, not {alternative!r}.")
+    if method not in ("auto", "exact", "sampled", "normal"):
+        raise ValueError(f"method must be 'auto', 'exact', 'sampled' or 'normal', not {method!r}.")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
+        raise ValueError(f"n_resamples must be a positive whole number, not {n_resamples!r}.")
+    n_resamples = int(n_resamples)
+
+    pooled = np.concatenate([sx, sy])
+    n, total = sx.size, pooled.sum()
+    observed = float(sx.sum() - sy.sum())
+    # sum over X_i minus sum over Y_i = 2 * sum(X_i) - total
+    tol = 1e-10 * max(1.0, float(np.abs(pooled).sum()))
+    n_splits = comb(pooled.size, n)
+    if method == "auto":
+        method = "exact" if n_splits <= exact_max_splits else "sampled"
+
+    if method == "exact":
+        null = 2.0 * _all_subset_sums(pooled, n) - total
+        k = _count_extreme(null, observed, alternative, tol)
+        return PermutationResult(observed, k / null.size, null, "exact", int(null.size), alternative)
+
+    gen = _resolve_rng(rng)
+    null = 2.0 * _sampled_subset_sums(pooled, n, n_resamples, gen) - total
+    if method == "sampled":
+        k = _count_extreme(null, observed, alternative, tol)
+        return PermutationResult(observed, (k + 1) / (n_resamples + 1), null, "sampled", n_resamples, alternative)
+
+    from scipy.stats import norm
+
+    mu, sd = float(null.mean()), float(null.std(ddof=1))
+    if not sd > 0:
+        raise ValueError("All sampled statistics are equal, so a normal distribution cannot be fitted.")
+    z = (observed - mu) / sd
+    if alternative == "greater":
+        p = float(norm.sf(z))
+    elif alternative == "less":
+        p = float(norm.cdf(z))
+    else:
+        p = float(min(1.0, 2 * norm.sf(abs(z))))
+    return PermutationResult(observed, p, null, "normal", n_resamples, alternative)
+
+
+# ---------------------------------------------------------------------------------------------
+# WEFAT
+# ---------------------------------------------------------------------------------------------
+
+def wefat_association(W, A, B, *, ddof: int = 1):
+    r"""WEFAT's normalised association of each target word with A rather than B (Caliskan et al. 2017).
+
+    .. math:: s(w, A, B) = \frac{\operatorname{mean}_{a \in A} \cos(\vec w, \vec a)
+                                - \operatorname{mean}_{b \in B} \cos(\vec w, \vec b)}
+                               {\operatorname{std}_{x \in A \cup B} \cos(\vec w, \vec x)}
+
+    Returns a float for a single vector, else one value per row of ``W``.
+    """
+    single = np.asarray(W).ndim == 1
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 or 1, not {ddof!r}.")
+    Wv = as_vectors(W, "the target vectors")
+    Av, Bv = as_vectors(A, "attribute set A"), as_vectors(B, "attribute set B")
+    ca, cb = cosine_matrix(Wv, Av), cosine_matrix(Wv, Bv)
+    both = np.concatenate([ca, cb], axis=1)
+    if both.shape[1] - ddof <= 0:
+        raise ValueError("The attribute sets together need at least two words.")
+    sd = both.std(axis=1, ddof=ddof)
+    if (sd == 0).any():
+        raise ValueError("A target word has the same cosine with every attribute word; its normalised association is undefined.")
+    s = (ca.mean(axis=1) - cb.mean(axis=1)) / sd
+    return float(s[0]) if single else s

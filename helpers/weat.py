@@ -1,0 +1,168 @@
+"""Running a whole WEAT on an embedding: words in, a result object out.
+
+:func:`run_weat` looks the words up, applies the paper's rule for out-of-vocabulary words, and
+computes the effect size and the permutation p-value with :mod:`helpers.statistics`.
+:func:`run_table1` runs the ten WEATs of Table 1 of Caliskan, Bryson & Narayanan (Science 2017).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from . import statistics as st
+from .embeddings import lookup
+from .wordsets import WeatSpec, weat_tests
+
+__all__ = ["WeatResult", "run_weat", "run_table1", "trim_to_equal"]
+
+
+@dataclass
+class WeatResult:
+    """Result of one WEAT, with scipy-like names (``effect_size``, ``pvalue``, ``null_distribution``).
+
+    Attributes
+    ----------
+    effect_size, pvalue, statistic : d, p and s(X, Y, A, B).
+    null_distribution : the permutation statistics (see :class:`helpers.statistics.PermutationResult`).
+    method : ``"exact"``, ``"sampled"`` or ``"normal"``.
+    n_resamples : splits enumerated or sampled.
+    x_words, y_words, a_words, b_words : the words used, as written in the lists.
+    scores_x, scores_y : s(w, A, B) of each used target word.
+    missing_words : words not in the embedding (dropped).
+    trimmed_words : target words dropped at random to make |X| = |Y| (the paper's rule).
+    """
+
+    effect_size: float
+    pvalue: float
+    statistic: float
+    null_distribution: np.ndarray
+    method: str
+    n_resamples: int
+    alternative: str
+    std_ddof: int
+    x_words: list[str]
+    y_words: list[str]
+    a_words: list[str]
+    b_words: list[str]
+    scores_x: np.ndarray
+    scores_y: np.ndarray
+    missing_words: list[str] = field(default_factory=list)
+    trimmed_words: list[str] = field(default_factory=list)
+    test_id: int | None = None
+
+    @property
+    def n_target(self) -> int:
+        return len(self.x_words)
+
+    def __repr__(self) -> str:  # short: the arrays are long
+        tid = f"WEAT {self.test_id}: " if self.test_id is not None else ""
+        return (f"WeatResult({tid}effect_size={self.effect_size:.3f}, pvalue={self.pvalue:.3g}, "
+                f"method={self.method!r}, n_target={self.n_target}, missing_words={self.missing_words})")
+
+
+def trim_to_equal(x: list[str], y: list[str], rng: np.random.Generator) -> tuple[list[str], list[str], list[str]]:
+    """The paper's rule: drop words at random from the larger target set until |X| = |Y|.
+
+    Returns the new X, the new Y (order kept) and the dropped words.
+    """
+    if len(x) == len(y):
+        return x, y, []
+    big, small = (x, y) if len(x) > len(y) else (y, x)
+    drop_idx = set(rng.choice(len(big), size=len(big) - len(small), replace=False).tolist())
+    kept = [w for i, w in enumerate(big) if i not in drop_idx]
+    dropped = [w for i, w in enumerate(big) if i in drop_idx]
+    return (kept, y, dropped) if big is x else (x, kept, dropped)
+
+
+def _clean(words: Sequence[str], what: str) -> list[str]:
+    if isinstance(words, str):
+        raise TypeError(f"{what} must be a list of words, not the single string {words!r}.")
+    words = list(words)
+    if not words:
+        raise ValueError(f"{what} is empty: every WEAT word set needs at least one word.")
+    dups = sorted({w for w in words if words.count(w) > 1})
+    if dups:
+        raise ValueError(f"{what} lists {dups} more than once; each word may appear once.")
+    return words
+
+
+def run_weat(
+    kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Sequence[str], *,
+    ddof: int = 1, alternative: str = "greater", method: str = "auto", n_resamples: int = 100_000,
+    rng=None, case: str = "auto", on_missing: str = "drop", test_id: int | None = None,
+) -> WeatResult:
+    r"""Run one Word Embedding Association Test (Caliskan, Bryson & Narayanan 2017).
+
+    Effect size :math:`d = (\bar s_X - \bar s_Y) / \operatorname{std}_{w \in X \cup Y} s(w,A,B)`
+    and the one-sided permutation p-value of :math:`s(X,Y,A,B)`; see
+    :func:`helpers.statistics.permutation_test` for the methods.
+
+    Out-of-vocabulary words (``on_missing="drop"``, the paper's rule): they are dropped and
+    reported in ``missing_words``; if X and Y then differ in size, words of the larger set are
+    dropped at random (from ``rng``) until they are equal, and reported in ``trimmed_words``.
+    With ``on_missing="raise"`` a missing word raises ``KeyError``.
+
+    Parameters
+    ----------
+    kv : gensim ``KeyedVectors``.
+    X, Y : target word lists; A, B : attribute word lists.
+    ddof : 1 (authors' code, default) or 0, for the effect size's standard deviation.
+    alternative, method, n_resamples : passed to :func:`helpers.statistics.permutation_test`.
+    rng : seed or ``numpy.random.Generator``, used for the trimming and for sampled tests.
+    case : ``"auto"``, ``"exact"`` or ``"lower"`` (see :func:`helpers.embeddings.lookup`).
+
+    Raises
+    ------
+    ValueError
+        An empty set, a word listed twice, a word in both X and Y (or both A and B), or a set
+        with no word in the embedding.
+    KeyError
+        ``on_missing="raise"`` and a word is missing.
+    """
+    if on_missing not in ("drop", "raise"):
+        raise ValueError(f"on_missing must be 'drop' or 'raise', not {on_missing!r}.")
+    sets = {"X": _clean(X, "target set X"), "Y": _clean(Y, "target set Y"),
+            "A": _clean(A, "attribute set A"), "B": _clean(B, "attribute set B")}
+    for p, q, kind in (("X", "Y", "target"), ("A", "B", "attribute")):
+        both = [w for w in sets[p] if w in set(sets[q])]
+        if both:
+            raise ValueError(f"{both} appear(s) in both {kind} sets {p} and {q}; the two sets must not overlap.")
+    gen = st._resolve_rng(rng)
+    found, missing = {}, []
+    for k, words in sets.items():
+        res = lookup(kv, words, case=case, what=f"set {k}")
+        if res.missing and on_missing == "raise":
+            raise KeyError(f"Not in the embedding (set {k}): {', '.join(map(repr, res.missing))}.")
+        if not res.words:
+            raise ValueError(f"None of the words of set {k} is in the embedding ({', '.join(words[:5])}, ...); "
+                             "check the spelling and the case, or use another embedding.")
+        missing += res.missing
+        found[k] = res
+    xw, yw, trimmed = trim_to_equal(found["X"].words, found["Y"].words, gen)
+    row = {k: dict(zip(found[k].words, found[k].vectors)) for k in ("X", "Y")}
+    Xv = np.array([row["X"][w] for w in xw])
+    Yv = np.array([row["Y"][w] for w in yw])
+    Av, Bv = found["A"].vectors, found["B"].vectors
+    sx, sy = st.association(Xv, Av, Bv), st.association(Yv, Av, Bv)
+    d = st.effect_size_from_scores(sx, sy, ddof=ddof)
+    perm = st.permutation_test(sx, sy, alternative=alternative, method=method, n_resamples=n_resamples, rng=gen)
+    return WeatResult(d, perm.pvalue, perm.statistic, perm.null_distribution, perm.method, perm.n_resamples,
+                      alternative, ddof, xw, yw, found["A"].words, found["B"].words, sx, sy, missing, trimmed, test_id)
+
+
+def run_table1(kv, *, ddof: int = 1, n_resamples: int = 100_000, seed: int = 0, method: str = "auto",
+               tests: Sequence[WeatSpec] | None = None) -> list[WeatResult]:
+    """Run the ten WEATs of Table 1 with the words the paper used (its dropped words left out).
+
+    Each test gets its own generator ``numpy.random.default_rng([seed, test_id])``, so one test's
+    result does not depend on which other tests ran before it.
+    """
+    results = []
+    for t in tests or weat_tests():
+        results.append(run_weat(
+            kv, t.target_x.used_by_paper, t.target_y.used_by_paper, t.attribute_a.used_by_paper,
+            t.attribute_b.used_by_paper, ddof=ddof, method=method, n_resamples=n_resamples,
+            rng=np.random.default_rng([seed, t.id]), test_id=t.id))
+    return results

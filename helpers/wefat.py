@@ -1,0 +1,108 @@
+"""The Word Embedding Factual Association Test (Caliskan, Bryson & Narayanan, Science 2017).
+
+For target words W with a real-world property p_w (e.g. % women in an occupation), compute each
+word's normalised association with attribute sets A (female terms) and B (male terms), then
+test the association with p_w by Pearson correlation and linear regression.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import floor
+from typing import Sequence
+
+import numpy as np
+from scipy import stats as sps
+
+from . import statistics as st
+from .embeddings import lookup
+from .wordsets import FEMALE_TERMS, MALE_TERMS, wefat_names, wefat_occupations
+
+__all__ = ["WefatResult", "run_wefat", "name_likeness", "run_wefat_occupations", "run_wefat_names"]
+
+
+@dataclass
+class WefatResult:
+    """WEFAT result: words, their property and association, and the fit.
+
+    ``slope`` and ``intercept`` are those of the paper's regression of the property on the
+    association (predicting p_w from s(w, A, B)); ``pearson_r`` and ``p_value`` the correlation.
+    """
+
+    words: list[str]
+    values: np.ndarray
+    scores: np.ndarray
+    pearson_r: float
+    p_value: float
+    slope: float
+    intercept: float
+    missing_words: list[str] = field(default_factory=list)
+    filtered_words: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return len(self.words)
+
+
+def name_likeness(vectors) -> np.ndarray:
+    r"""Cosine similarity of each vector to the centroid of all of them (higher = more name-like).
+
+    .. math:: \operatorname{nl}(w) = \cos\left(\vec w, \tfrac{1}{n}\textstyle\sum_v \hat v\right)
+
+    The paper "algorithmically determine[s] how name-like each vector is (by computing the
+    distance of each vector to the centroid of all the name vectors)" and drops the 20% least
+    name-like (Caliskan et al. 2017, long draft, WEFAT methods). Unit vectors are averaged, so
+    frequent words with long vectors do not dominate the centroid.
+    """
+    U = st.unit_rows(vectors, "the name vectors")
+    return st.cosine_matrix(U, U.mean(axis=0))[:, 0]
+
+
+def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str] = FEMALE_TERMS,
+              B: Sequence[str] = MALE_TERMS, *, ddof: int = 1, drop_least_namelike: float = 0.0,
+              case: str = "auto") -> WefatResult:
+    """Run a WEFAT: normalised association of each word, then Pearson r and regression with ``values``.
+
+    Missing words are dropped (with their values) and reported. ``drop_least_namelike`` (0 to
+    <1) drops that fraction (rounded down) of the words least similar to the centroid, the
+    paper's filter for names (0.2).
+    """
+    words = list(words)
+    vals = np.asarray(values, dtype=np.float64)
+    if len(words) != len(vals):
+        raise ValueError(f"{len(words)} words but {len(vals)} values; give one value per word.")
+    if not np.isfinite(vals).all():
+        raise ValueError("The property values contain NaN or infinity.")
+    if not 0.0 <= drop_least_namelike < 1.0:
+        raise ValueError("drop_least_namelike is a fraction between 0 and 1 (the paper used 0.2).")
+    found = lookup(kv, words, case=case, what="the target words")
+    keep_vals = np.array([v for w, v in zip(words, vals) if w not in set(found.missing)])
+    fw, W = list(found.words), found.vectors
+    filtered: list[str] = []
+    if drop_least_namelike > 0:
+        k = floor(drop_least_namelike * len(fw))
+        order = np.argsort(name_likeness(W), kind="stable")  # least name-like first
+        dropped = set(order[:k].tolist())
+        filtered = [fw[i] for i in sorted(dropped)]
+        keep = np.array([i not in dropped for i in range(len(fw))])
+        fw, W, keep_vals = [w for w, k_ in zip(fw, keep) if k_], W[keep], keep_vals[keep]
+    if len(fw) < 3:
+        raise ValueError(f"Only {len(fw)} target word(s) are left; a correlation needs at least 3.")
+    from .embeddings import vectors as _vectors
+    Av, Bv = _vectors(kv, A, case=case, what="attribute set A"), _vectors(kv, B, case=case, what="attribute set B")
+    scores = st.wefat_association(W, Av, Bv, ddof=ddof)
+    r, p = sps.pearsonr(scores, keep_vals)
+    fit = sps.linregress(scores, keep_vals)
+    return WefatResult(fw, keep_vals, scores, float(r), float(p), float(fit.slope), float(fit.intercept),
+                       found.missing, filtered)
+
+
+def run_wefat_occupations(kv, *, ddof: int = 1) -> WefatResult:
+    """Figure 1: 50 occupations vs. % women employed in them (BLS 2015), A = female, B = male terms."""
+    words, values = wefat_occupations()
+    return run_wefat(kv, words, values, ddof=ddof)
+
+
+def run_wefat_names(kv, *, ddof: int = 1, drop_least_namelike: float = 0.2) -> WefatResult:
+    """Figure 2: 50 androgynous names vs. % female (1990 census), least name-like 20% dropped."""
+    words, values = wefat_names()
+    return run_wefat(kv, words, values, ddof=ddof, drop_least_namelike=drop_least_namelike)

@@ -1,0 +1,108 @@
+"""The course's data: the ten WEATs of Table 1 and the two WEFAT data sets.
+
+Data files live in the course's top-level ``data/`` folder (see ``data/SOURCES.md``) and are found
+relative to this package, so notebooks work from any folder, including nbgrader's
+``autograded/<student>/<assignment>/``.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["data_dir", "WordSet", "WeatSpec", "weat_tests", "weat_test", "wefat_occupations",
+           "wefat_names", "FEMALE_TERMS", "MALE_TERMS"]
+
+
+def data_dir() -> Path:
+    """The folder with the course data (``COURSE_DATA_DIR`` overrides it)."""
+    env = os.environ.get("COURSE_DATA_DIR")
+    path = Path(env) if env else Path(__file__).resolve().parent.parent / "data"
+    if not (path / "weat_tests.json").is_file():
+        raise FileNotFoundError(
+            f"The course data folder {path} is missing or incomplete. Install the course in editable "
+            "mode from its folder (pip install -r requirements.txt) or set COURSE_DATA_DIR."
+        )
+    return path
+
+
+@dataclass(frozen=True)
+class WordSet:
+    """A named word list as the paper prints it; ``dropped_by_paper`` are the words the authors left out."""
+
+    name: str
+    words: tuple[str, ...]
+    dropped_by_paper: tuple[str, ...] = ()
+
+    @property
+    def used_by_paper(self) -> list[str]:
+        """The words the paper actually used (``words`` minus ``dropped_by_paper``), in order."""
+        drop = set(self.dropped_by_paper)
+        return [w for w in self.words if w not in drop]
+
+
+@dataclass(frozen=True)
+class WeatSpec:
+    """One row of Table 1: word sets, the original IAT result and the paper's WEAT result."""
+
+    id: int
+    target_x: WordSet
+    target_y: WordSet
+    attribute_a: WordSet
+    attribute_b: WordSet
+    original: dict
+    paper: dict
+    word_lists_from: str
+
+    @property
+    def title(self) -> str:
+        return (f"{self.target_x.name} vs. {self.target_y.name} / "
+                f"{self.attribute_a.name} vs. {self.attribute_b.name}")
+
+
+def _wordset(d: dict) -> WordSet:
+    return WordSet(d["name"], tuple(d["words"]), tuple(d.get("dropped_by_paper", ())))
+
+
+@lru_cache(maxsize=1)
+def weat_tests() -> tuple[WeatSpec, ...]:
+    """The ten WEATs of Table 1 of Caliskan, Bryson & Narayanan (2017), ids 1-10 in row order."""
+    with open(data_dir() / "weat_tests.json", encoding="utf-8") as fh:
+        doc = json.load(fh)
+    return tuple(
+        WeatSpec(t["id"], _wordset(t["target_x"]), _wordset(t["target_y"]), _wordset(t["attribute_a"]),
+                 _wordset(t["attribute_b"]), t["original"], t["paper"], t["word_lists_from"])
+        for t in doc["tests"]
+    )
+
+
+def weat_test(test_id: int) -> WeatSpec:
+    """Row ``test_id`` (1-10) of Table 1."""
+    for t in weat_tests():
+        if t.id == test_id:
+            return t
+    raise KeyError(f"There is no WEAT {test_id!r}; Table 1 has rows 1 to 10.")
+
+
+def _read_csv(name: str, key: str, value: str) -> tuple[list[str], list[float]]:
+    with open(data_dir() / name, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    return [r[key] for r in rows], [float(r[value]) for r in rows]
+
+
+#: Female and male attribute words of the WEFATs (Nosek et al. 2002a, as in WEAT 7).
+FEMALE_TERMS = ("female", "woman", "girl", "sister", "she", "her", "hers", "daughter")
+MALE_TERMS = ("male", "man", "boy", "brother", "he", "him", "his", "son")
+
+
+def wefat_occupations() -> tuple[list[str], list[float]]:
+    """The 50 occupations of Figure 1 and the % women among those employed in them (BLS 2015)."""
+    return _read_csv("occupations_bls2015.csv", "word", "percent_women")
+
+
+def wefat_names() -> tuple[list[str], list[float]]:
+    """The 50 androgynous names of Figure 2 and the % female with that name (1990 U.S. census)."""
+    return _read_csv("names_census1990.csv", "name", "percent_female")
