@@ -14,7 +14,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["quiet", "check_callable", "check_type", "check_shape", "check_close", "check_raises"]
+__all__ = ["quiet", "check_callable", "check_type", "check_shape", "check_close", "check_raises",
+           "reference_calls", "check_own_work"]
 
 
 @contextlib.contextmanager
@@ -62,3 +63,49 @@ def check_raises(func, exc_types, what: str):
     except Exception as exc:  # a different error
         raise AssertionError(f"{what}: it raised {type(exc).__name__} instead.") from None
     raise AssertionError(f"{what}: it returned without raising.")
+
+
+def reference_calls(func, names=None, _seen=None) -> list[str]:
+    """Names of ``helpers`` functions that ``func`` uses, directly or through functions it calls.
+
+    Follows the global names a function's code refers to (and the code of nested functions),
+    recursing into the student's own functions. ``names`` restricts the answer to helpers
+    functions with those names (e.g. ``("cosine",)``). Used to check that an exercise is the
+    student's own work rather than a call to the course's reference implementation.
+    """
+    import types
+
+    seen = _seen if _seen is not None else set()
+    found: list[str] = []
+    if not isinstance(func, types.FunctionType) or id(func) in seen:
+        return found
+    seen.add(id(func))
+    codes = [func.__code__]
+    while codes:
+        code = codes.pop()
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for name in code.co_names:
+            obj = func.__globals__.get(name)
+            if obj is None:
+                continue
+            module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
+            if isinstance(obj, types.ModuleType) and obj.__name__.startswith("helpers"):
+                # e.g. `helpers.statistics.cosine(...)` or `st.cosine(...)`: check the attributes used
+                for attr in code.co_names:
+                    target = getattr(obj, attr, None)
+                    if callable(target) and (names is None or attr in names):
+                        found.append(f"{obj.__name__}.{attr}")
+            elif module.startswith("helpers") and callable(obj):
+                if names is None or getattr(obj, "__name__", name) in names:
+                    found.append(f"{module}.{getattr(obj, '__name__', name)}")
+            elif isinstance(obj, types.FunctionType):
+                found += reference_calls(obj, names, seen)
+    return sorted(set(found))
+
+
+def check_own_work(func, *names: str, what: str | None = None):
+    """Assert that ``func`` does not call the reference implementation of ``names`` in ``helpers``."""
+    used = reference_calls(func, names or None)
+    label = what or f"`{getattr(func, '__name__', 'your function')}`"
+    assert not used, (f"{label} calls the course's reference implementation ({', '.join(used)}). "
+                      "This exercise asks you to write it yourself with NumPy.")
