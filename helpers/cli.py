@@ -1,4 +1,4 @@
-"""Command line: ``python -m helpers replicate`` runs the whole replication headless.
+"""Command line: ``python -m helpers replicate`` (the whole replication, headless) and ``python -m helpers grade`` (instructors).
 
 Prints the Table 1 comparison (original IAT, paper, this embedding) and the WEFAT correlations,
 writes the figures to ``--out`` and, with ``--json FILE``, the results in the JSON layout of the
@@ -107,6 +107,23 @@ def format_report(doc: dict) -> str:
     return "\n".join(lines)
 
 
+def _grade(args) -> int:
+    from .grading import grade_class
+
+    try:
+        reports = grade_class(".", assignments=args.assignments or None, feedback=not args.no_feedback,
+                              export=args.export)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{'assignment':<30} {'student':<20} {'score':>11}")
+    for r in reports:
+        flag = "" if r.success else "  (autograde failed: see nbgrader's log)"
+        print(f"{r.assignment:<30} {r.student:<20} {r.score:>5.1f}/{r.max_score:<5.1f}{flag}")
+    print(f"Grades of {len(reports)} submission(s) written to {args.export}")
+    return 0 if all(r.success for r in reports) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -121,7 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--json", metavar="FILE", help="write the results as JSON to FILE")
     rep.add_argument("--out", metavar="DIR", help="write the figures (PNG) to DIR")
     rep.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    gr = sub.add_parser("grade", help="instructors: autograde every submission in submitted/, write feedback "
+                        "and grades.csv (run from the course root)")
+    gr.add_argument("assignments", nargs="*", help="assignment names (default: every assignment in solutions/)")
+    gr.add_argument("--no-feedback", action="store_true", help="do not generate feedback HTML")
+    gr.add_argument("--export", default="grades.csv", metavar="FILE", help="CSV of all grades (default grades.csv)")
     args = parser.parse_args(argv)
+    if args.command == "grade":
+        return _grade(args)
     if args.permutations < 1:
         parser.error("--permutations must be a positive number")
     try:
