@@ -66,7 +66,9 @@ def _figures(out: Path, results, specs, occ, names) -> None:
     from . import plots
 
     out.mkdir(parents=True, exist_ok=True)
-    labels = [f"{r.test_id}. {specs[r.test_id].target_x.name} vs. {specs[r.test_id].target_y.name}" for r in results]
+    labels = [f"{r.test_id}. {specs[r.test_id].target_x.name} vs. {specs[r.test_id].target_y.name}\n"
+              f"{specs[r.test_id].attribute_a.name.lower()} vs. {specs[r.test_id].attribute_b.name.lower()}, "
+              f"{r.n_target} + {r.n_target} targets, {len(r.a_words)} + {len(r.b_words)} attributes" for r in results]
     ax = plots.forest_plot(labels, [r.effect_size for r in results], [specs[r.test_id].paper["d"] for r in results],
                            [specs[r.test_id].original["d"] for r in results])
     ax.figure.savefig(out / "table1_forest.png", dpi=120)
@@ -92,10 +94,10 @@ def format_report(doc: dict) -> str:
     lines = [f"Embedding: {doc['embedding']}",
              f"Permutations per sampled test: {doc['permutations']:,}; seed {doc['seed']}; std ddof={doc['std_ddof']}",
              "", "Table 1: WEAT effect sizes d and one-sided p-values",
-             f"{'#':>2}  {'targets':<48} {'N_T':>4}  {'paper d':>7} {'ours d':>7}  {'paper P':>7} {'ours p':>8} {'method':<8} missing"]
+             f"{'#':>2}  {'targets':<56} {'N_T':>4}  {'paper d':>7} {'ours d':>7}  {'paper P':>7} {'ours p':>8} {'method':<8} missing"]
     for w in doc["weat"]:
-        targets = f"{w['target_x']} vs. {w['target_y']}"[:48]
-        lines.append(f"{w['id']:>2}  {targets:<48} {w['n_target']:>4}  {w['paper_effect_size']:>7.2f} "
+        targets = f"{w['target_x']} vs. {w['target_y']}".replace("European-American", "Eur.-Am.").replace("African-American", "Afr.-Am.")[:56]
+        lines.append(f"{w['id']:>2}  {targets:<56} {w['n_target']:>4}  {w['paper_effect_size']:>7.2f} "
                      f"{w['effect_size']:>7.2f}  {_fmt_p(w['paper_p_value']):>7} {_fmt_p(w['p_value']):>8} "
                      f"{w['p_method']:<8} {', '.join(w['missing']) or '-'}")
     lines += ["", "WEFAT: Pearson correlation of the association with female terms and the real-world share",

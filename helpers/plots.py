@@ -57,10 +57,10 @@ def word_associations(words: Sequence[str], scores: Sequence[float], groups: Seq
 def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[float],
                 original: Sequence[float | None], *, ours_label: str = "this embedding",
                 intervals: Sequence[tuple[float, float]] | None = None,
-                title: str = "Table 1 effect sizes: original IAT, paper (GloVe 840B) and this embedding", ax=None):
+                title: str = "Table 1 effect sizes: original IAT, paper (GloVe 840B)\nand this embedding", ax=None):
     """Effect sizes per test, one row each: the IAT's d, the paper's d and ours (with optional intervals)."""
     n = len(labels)
-    ax = _ax(ax, (8, 0.5 * n + 1.5))
+    ax = _ax(ax, (10, 0.5 * n + 2))
     y = np.arange(n)[::-1]
     orig = np.array([np.nan if v is None else v for v in original], dtype=float)
     ax.scatter(orig, y + 0.2, marker="s", color="0.4", label="original IAT (people)", zorder=3)
@@ -71,9 +71,9 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
     ax.scatter(ours, y - 0.2, marker="o", color="tab:red", label=ours_label, zorder=3)
     ax.set_yticks(y, labels, fontsize=8)
     ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlabel("effect size d (difference of means in standard deviations; |d| ≤ 2 for words with ddof = 0)")
+    ax.set_xlabel("effect size d (difference of the mean associations, in pooled standard deviations)")
     ax.set_title(title)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.grid(axis="x", alpha=0.3)
     return ax
 
