@@ -234,6 +234,7 @@ def convert_text_embedding(
         dup = next(w for w in words if seen.setdefault(w, 0) or seen.__setitem__(w, 1))
         raise EmbeddingFormatError(f"{path}: the word {dup!r} occurs twice; each word needs one vector.")
     kv = _from_arrays(words, matrix[: len(words)])
+    out.parent.mkdir(parents=True, exist_ok=True)  # a cache_dir that does not exist yet
     kv.save(str(out), sep_limit=0)  # vectors in their own .npy file, so they can be memory-mapped
     return out
 
