@@ -1,0 +1,148 @@
+"""Tests of the command line: ``python -m helpers replicate`` (COURSE_DESIGN.md, the JSON contract)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from math import comb
+from pathlib import Path
+
+import numpy as np
+import pytest
+from gensim.models import KeyedVectors
+
+from helpers.cli import replicate
+from helpers.embeddings import load_default
+from helpers.wordsets import FEMALE_TERMS, MALE_TERMS, weat_tests, wefat_names, wefat_occupations
+
+TOP_KEYS = {"embedding", "permutations", "seed", "std_ddof", "weat", "wefat"}
+WEAT_KEYS = {"id", "target_x", "target_y", "attribute_a", "attribute_b", "n_target", "n_attribute", "missing",
+             "effect_size", "p_value", "p_method", "paper_effect_size", "paper_p_value"}
+WEAT_OPTIONAL = {"trimmed"}
+WEFAT_KEYS = {"n", "pearson_r", "p_value"}
+FIGURES = ("table1_forest.png", "wefat_occupations.png", "wefat_names.png", "weat1_null.png")
+PERMUTATIONS = 2000
+
+
+def run_cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "helpers", *map(str, args)], capture_output=True, text=True,
+                          timeout=120, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def replicated(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("replicate")
+    out_json, out_dir = tmp / "results.json", tmp / "figures"
+    proc = run_cli("replicate", "--json", out_json, "--permutations", PERMUTATIONS, "--seed", 0, "--out", out_dir)
+    return proc, out_json, out_dir
+
+
+def test_replicate_exits_zero(replicated):
+    proc, out_json, _ = replicated
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert out_json.is_file()
+    # the printed report has the Table 1 comparison and the WEFAT lines
+    assert "Table 1" in proc.stdout and "occupations" in proc.stdout and "names" in proc.stdout
+
+
+def test_json_follows_the_contract(replicated):
+    _, out_json, _ = replicated
+    doc = json.loads(out_json.read_text())
+    assert set(doc) == TOP_KEYS
+    assert doc["permutations"] == PERMUTATIONS and doc["seed"] == 0 and doc["std_ddof"] == 1
+    assert isinstance(doc["embedding"], str) and "GloVe 6B" in doc["embedding"]
+    assert [w["id"] for w in doc["weat"]] == list(range(1, 11))
+    specs = {t.id: t for t in weat_tests()}
+    for w in doc["weat"]:
+        assert WEAT_KEYS <= set(w) <= WEAT_KEYS | WEAT_OPTIONAL, set(w) ^ WEAT_KEYS
+        t = specs[w["id"]]
+        assert (w["target_x"], w["target_y"]) == (t.target_x.name, t.target_y.name)
+        assert (w["attribute_a"], w["attribute_b"]) == (t.attribute_a.name, t.attribute_b.name)
+        assert w["paper_effect_size"] == t.paper["d"] and w["paper_p_value"] == t.paper["p"]
+        assert isinstance(w["missing"], list)
+        assert isinstance(w["n_target"], int) and isinstance(w["n_attribute"], int)
+        assert w["p_method"] in ("exact", "sampled")
+        assert 0 < w["p_value"] <= 1
+        assert w["effect_size"] > 0 and w["p_value"] < 0.05  # GloVe 6B: all ten in the paper's direction
+        if w["p_method"] == "sampled":
+            # (k + 1) / (B + 1)
+            k1 = w["p_value"] * (PERMUTATIONS + 1)
+            assert k1 == pytest.approx(round(k1), abs=1e-6) and round(k1) >= 1
+        else:
+            n = w["n_target"]
+            assert w["p_value"] * comb(2 * n, n) == pytest.approx(round(w["p_value"] * comb(2 * n, n)), abs=1e-6)
+    w1 = doc["weat"][0]
+    assert w1["missing"] == ["gladiola"] and w1["n_target"] == 24 and len(w1.get("trimmed", [None])) == 1
+    assert set(doc["wefat"]) == {"occupations", "names"}
+    for k, v in doc["wefat"].items():
+        assert set(v) == WEFAT_KEYS
+        assert v["pearson_r"] > 0 and v["p_value"] < 1e-4
+    assert doc["wefat"]["occupations"]["n"] == 50 and doc["wefat"]["names"]["n"] == 40
+
+
+def test_figures_written(replicated):
+    _, _, out_dir = replicated
+    for name in FIGURES:
+        f = out_dir / name
+        assert f.is_file(), name
+        assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 5000
+
+
+def test_same_seed_same_results_in_process(replicated):
+    # replicate() in this process with the same seed gives the same numbers as the subprocess
+    _, out_json, _ = replicated
+    doc = json.loads(out_json.read_text())
+    again = json.loads(json.dumps(replicate(permutations=PERMUTATIONS, seed=0, progress=False)))
+    assert again == doc
+
+
+def test_other_embedding_via_flag_gives_the_same_numbers(replicated, tmp_path):
+    # A word2vec binary holding exactly the GloVe 6B vectors of the course's words: --embedding must
+    # read it and, with the same seed, reproduce the default's results word for word.
+    kv = load_default()
+    words = {w.lower() for t in weat_tests() for s in (t.target_x, t.target_y, t.attribute_a, t.attribute_b)
+             for w in s.words}
+    words |= {w.lower() for w in wefat_occupations()[0] + wefat_names()[0]} | set(FEMALE_TERMS) | set(MALE_TERMS)
+    words = sorted(w for w in words if w in kv.key_to_index)
+    sub = KeyedVectors(kv.vector_size)
+    sub.add_vectors(words, np.asarray(kv.vectors[[kv.key_to_index[w] for w in words]]))
+    path = tmp_path / "subset.bin"
+    sub.save_word2vec_format(str(path), binary=True)
+    doc = replicate(str(path), permutations=PERMUTATIONS, seed=0, progress=False)
+    ref = json.loads(replicated[1].read_text())
+    assert doc["embedding"] == str(path)
+    for ours, theirs in zip(doc["weat"], ref["weat"]):
+        assert ours["missing"] == theirs["missing"]
+        assert ours["effect_size"] == pytest.approx(theirs["effect_size"], abs=1e-9)
+        assert ours["p_value"] == pytest.approx(theirs["p_value"], abs=1e-12)
+    for k in ("occupations", "names"):
+        assert doc["wefat"][k]["pearson_r"] == pytest.approx(ref["wefat"][k]["pearson_r"], abs=1e-9)
+
+
+def test_bad_embedding_path_exits_with_one_line_error(tmp_path):
+    missing = tmp_path / "no_such_embedding.txt"
+    proc = run_cli("replicate", "--embedding", missing, "--permutations", 10)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("error:") and "no_such_embedding.txt" in lines[0]
+
+
+def test_file_that_is_not_an_embedding_exits_with_readable_error(tmp_path):
+    bad = tmp_path / "notes.txt"
+    bad.write_text("these are my notes\nnot vectors at all\n")
+    proc = run_cli("replicate", "--embedding", bad, "--permutations", 10, "--quiet")
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    err = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
+    assert len(err) == 1 and "notes.txt" in err[0] and "not a number" in err[0]
+
+
+@pytest.mark.parametrize("n", [0, -5])
+def test_non_positive_permutations_rejected(n):
+    proc = run_cli("replicate", "--permutations", n)
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    assert "--permutations must be a positive number" in proc.stderr
