@@ -1,0 +1,342 @@
+"""End-to-end test in a real browser: JupyterLab runs a correct 01_cosine submission, formgrader lists the course.
+
+What a student and an instructor would see, checked in headless Debian Chromium driven by Playwright:
+
+1. JupyterLab is started from a temporary copy of the course root, on 127.0.0.1 and a free port, with a
+   token chosen here, no browser, and nothing that reaches the network (no news feed, no update check,
+   read-only extension manager).
+2. The released notebook ``notebooks/01_cosine/01_cosine.ipynb`` with the solutions of
+   ``solutions/01_cosine`` filled in (a correct submission) is opened, Run > Run All Cells is clicked,
+   and the test waits until every code cell has run and the kernel is idle. No cell may show an error
+   (a traceback), text output must be there, and at least one figure (an ``<img>`` in an output area)
+   must have rendered. The saved notebook is also read back through the contents API: no ``error``
+   output.
+3. The nbgrader formgrader page (``/formgrader``) must list every assignment in ``solutions/``.
+
+Screenshots go to ``test-artifacts/browser/`` (gitignored), with the server's log.
+
+Needs Debian's Chromium (``apt-get install -y chromium``) and Playwright for Python (in
+requirements.txt). Playwright's own browser download (``playwright install``) is never used.
+``COURSE_TEST_CHROMIUM`` points at another Chromium binary (a missing path skips the test).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENT = "01_cosine"
+CHROMIUM = os.environ.get("COURSE_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+SERVER_START_TIMEOUT = 60      # s: JupyterLab answering /api/status
+RUN_ALL_TIMEOUT = 90           # s: Run All Cells until every code cell has run and the kernel is idle
+UI_TIMEOUT_MS = 30_000         # ms: one page element to appear
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nbgrader_tools as tools  # noqa: E402  (shared helpers of the nbgrader tests)
+
+# --------------------------------------------------------------------------- what is needed, or skip
+
+def _require_browser():
+    if not Path(CHROMIUM).is_file() or not os.access(CHROMIUM, os.X_OK):
+        pytest.skip(f"no Chromium at {CHROMIUM}: as root, `DEBIAN_FRONTEND=noninteractive apt-get install -y "
+                    f"chromium` (Debian's; never `playwright install`), or set COURSE_TEST_CHROMIUM")
+    try:
+        from playwright.sync_api import sync_playwright  # noqa: F401
+    except ImportError as exc:
+        pytest.skip(f"playwright is not importable ({exc}): `pip install -r requirements.txt` "
+                    f"(pip install playwright; do NOT run `playwright install`, Debian's Chromium is used)")
+
+
+def _require_notebooks():
+    release = ROOT / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    source = ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    missing = [str(p.relative_to(ROOT)) for p in (release, source) if not p.is_file()]
+    if missing:
+        pytest.skip(f"the browser test needs {', '.join(missing)}")
+    return release, source
+
+
+# --------------------------------------------------------------------------- JupyterLab server
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get_json(url: str, token: str, timeout: float = 5):
+    req = urllib.request.Request(url, headers={"Authorization": f"token {token}"})
+    with urllib.request.urlopen(req, timeout=timeout) as r:  # loopback only
+        return json.loads(r.read().decode())
+
+
+class LabServer:
+    def __init__(self, url: str, token: str, course: Path, proc: subprocess.Popen, log: Path):
+        self.url, self.token, self.course, self.proc, self.log = url, token, course, proc, log
+
+    def api(self, path: str):
+        return _get_json(f"{self.url}{path}", self.token)
+
+    def log_tail(self, n: int = 4000) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-n:]
+        except OSError:
+            return ""
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """A temporary copy of the course root holding a correct submission in place of the release."""
+    _require_browser()
+    release, source = _require_notebooks()
+    course = tmp_path_factory.mktemp("course")
+    ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+    shutil.copytree(ROOT / "solutions", course / "solutions", ignore=ignore)
+    shutil.copytree(ROOT / "notebooks", course / "notebooks", ignore=ignore)
+    # the course's config, plus an exchange folder of its own (formgrader would try /usr/local/share)
+    (course / "exchange").mkdir()
+    (course / "nbgrader_config.py").write_text(
+        (ROOT / "nbgrader_config.py").read_text()
+        + f"\n# added by tests/test_browser.py\nc.Exchange.root = {str(course / 'exchange')!r}\n")
+    tools.write_nb(tools.fill_solutions(tools.read_nb(release), tools.read_nb(source)),
+                   course / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb")
+    return course
+
+
+@pytest.fixture(scope="module")
+def lab(course, tmp_path_factory):
+    """JupyterLab on 127.0.0.1:<free port>, token set here, cut off from the network; always shut down."""
+    home = tmp_path_factory.mktemp("jupyter-home")
+    config_dir, settings_dir = home / "config", home / "lab-settings"
+    for d in (config_dir, settings_dir / "@jupyterlab" / "apputils-extension",
+              settings_dir / "@jupyterlab" / "notebook-extension"):
+        d.mkdir(parents=True)
+    # no announcements, no update check, no extension manager talking to PyPI
+    (config_dir / "jupyter_server_config.json").write_text(json.dumps({
+        "LabApp": {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+                   "extension_manager": "readonly"},
+        "ServerApp": {"open_browser": False}}))
+    (settings_dir / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # every cell in the DOM (no virtual scrolling), so every output can be inspected
+    (settings_dir / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none", "autoStartDefaultKernel": True}))
+
+    port, token = _free_port(), secrets.token_hex(24)
+    # the venv's bin first on PATH, and a sitecustomize that refuses (and logs) any non-local
+    # connection, in the server and in its kernels
+    with tools.offline_env(home) as network_log:
+        env = dict(os.environ)
+    env.pop("MPLBACKEND", None)  # as for a student: the notebook's %matplotlib inline decides
+    env.update({
+        "JUPYTER_CONFIG_DIR": str(config_dir), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(settings_dir), "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces"),
+        "IPYTHONDIR": str(home / "ipython"), "MPLCONFIGDIR": str(home / "mpl"),
+        "JUPYTER_PLATFORM_DIRS": "1", "PYTHONUNBUFFERED": "1",
+    })
+    env.pop("JUPYTER_TOKEN", None)
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True)
+    log = ARTIFACTS / "jupyterlab.log"
+    cmd = [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.open_browser=False",
+           "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={course}",
+           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+           "--LabApp.extension_manager=readonly"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--ServerApp.allow_root=True")  # CI runs as root
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(cmd, cwd=course, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    server = LabServer(f"http://127.0.0.1:{port}", token, course, proc, log)
+    server.network_log = network_log
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"JupyterLab exited with {proc.returncode}:\n{server.log_tail()}")
+            try:
+                server.api("/api/status")
+                break
+            except (urllib.error.URLError, ConnectionError, OSError):
+                if time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not answer within {SERVER_START_TIMEOUT} s:\n{server.log_tail()}")
+                time.sleep(0.5)
+        yield server
+    finally:
+        _stop(proc)
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM (the server shuts its kernels down cleanly), then SIGKILL whatever is left of its session."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # anything left in its session (kernels)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+# --------------------------------------------------------------------------- browser
+
+@pytest.fixture(scope="module")
+def browser_context(tmp_path_factory):
+    """Headless Debian Chromium with a fresh profile, driven by Playwright; always closed."""
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    profile = tmp_path_factory.mktemp("chromium-profile")
+    pw = sync_playwright().start()
+    context = None
+    try:
+        # launch_persistent_context: Playwright passes the fresh profile as --user-data-dir
+        context = pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
+            viewport={"width": 1400, "height": 1000}, timeout=60_000)
+        context.set_default_timeout(UI_TIMEOUT_MS)
+        yield context
+    finally:
+        if context is not None:
+            try:
+                context.close()
+            except Exception:  # noqa: BLE001 - closing a crashed browser
+                pass
+        pw.stop()
+
+
+def _shot(page, name: str, **kw) -> Path:
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path), **kw)
+    return path
+
+
+def _accept_kernel_dialog(page, wait_s: float = 3) -> None:
+    """If JupyterLab asks which kernel to start (it may, while the kernel specs load), take the preferred one."""
+    dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    try:
+        dialog.wait_for(timeout=wait_s * 1000)
+    except Exception:  # noqa: BLE001 - no dialog: the kernel was started directly
+        return
+    dialog.locator("button.jp-mod-accept").click()
+    dialog.wait_for(state="detached")
+
+
+def _wait_all_run(page, lab: LabServer, n_code: int) -> None:
+    """Until every code cell shows an execution count (none '[*]' or empty) and the kernel is idle."""
+    deadline = time.monotonic() + RUN_ALL_TIMEOUT
+    state = None
+    while time.monotonic() < deadline:
+        prompts = page.eval_on_selector_all(
+            ".jp-Notebook .jp-CodeCell .jp-InputArea-prompt", "els => els.map(e => e.textContent.trim())")
+        done = len(prompts) == n_code and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts)
+        kernels = lab.api("/api/kernels")
+        state = [k["execution_state"] for k in kernels]
+        if done and state and all(s == "idle" for s in state):
+            return
+        time.sleep(0.5)
+    _shot(page, "01_timeout.png")
+    pytest.fail(f"Run All Cells did not finish in {RUN_ALL_TIMEOUT} s: prompts {prompts}, kernels {state}")
+
+
+def test_run_all_cells_and_formgrader(lab, browser_context):
+    import nbformat
+
+    page = browser_context.new_page()
+    console = []
+    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type == "error" else None)
+    nb_path = f"notebooks/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    n_code = sum(c.cell_type == "code" for c in nbformat.read(lab.course / nb_path, as_version=4).cells)
+
+    # ---- JupyterLab: open the notebook, wait for the kernel
+    page.goto(f"{lab.url}/lab/tree/{nb_path}?token={lab.token}", wait_until="domcontentloaded")
+    page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for()
+    _accept_kernel_dialog(page)
+    page.wait_for_function(
+        "() => { const e = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');"
+        " return e && e.getAttribute('data-status') === 'idle'; }", timeout=60_000)
+    _shot(page, "00_opened.png")
+
+    # ---- Run > Run All Cells, as a person would
+    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
+                 has_text=re.compile(r"^Run All Cells$")).click()
+    _wait_all_run(page, lab, n_code)
+    # the notebook's own kernel indicator agrees (it lags the kernel's status a little)
+    page.wait_for_function(
+        "() => document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator')"
+        ".getAttribute('data-status') === 'idle'", timeout=15_000)
+
+    # ---- what the notebook shows
+    outputs = page.locator(".jp-Notebook .jp-OutputArea-output")
+    stderr = page.locator('.jp-Notebook .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
+    errors = [t for t in stderr.all_inner_texts() if re.search(r"Traceback|Error\b|Exception\b", t)]
+    _shot(page, "02_after_run_all.png")
+    assert not errors, "a cell shows an error:\n" + "\n---\n".join(e[:1500] for e in errors)
+
+    texts = page.locator('.jp-Notebook .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"],'
+                         ' .jp-Notebook .jp-OutputArea-output[data-mime-type="text/plain"]').all_inner_texts()
+    assert any(t.strip() for t in texts), f"no text output rendered ({outputs.count()} outputs in all)"
+
+    images = page.locator(".jp-Notebook .jp-OutputArea-output img")
+    assert images.count() >= 1, "no figure (<img> in an output area) rendered"
+    first = images.first
+    first.scroll_into_view_if_needed()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=first.element_handle())
+    _shot(page, "03_figure.png")
+    first.locator("xpath=ancestor::*[contains(@class,'jp-Cell')][1]").screenshot(
+        path=str(ARTIFACTS / "03_figure_cell.png"))
+
+    # ---- the saved notebook agrees: no error output in any cell (File > Save)
+    page.locator(".jp-NotebookPanel .jp-Notebook").click(position={"x": 5, "y": 5})
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 15
+    while True:
+        saved = lab.api(f"/api/contents/{nb_path}?content=1")["content"]
+        counts = [c.get("execution_count") for c in saved["cells"] if c["cell_type"] == "code"]
+        if all(counts) or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert all(counts), f"the saved notebook has cells that did not run: {counts}"
+    saved_errors = [f"{o.get('ename')}: {o.get('evalue')}" for c in saved["cells"] if c["cell_type"] == "code"
+                    for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not saved_errors, f"error outputs in the saved notebook: {saved_errors}"
+
+    # ---- nbgrader formgrader: every assignment of solutions/ is listed
+    expected = tools.discover_assignments(lab.course)
+    page.goto(f"{lab.url}/formgrader?token={lab.token}", wait_until="domcontentloaded")
+    rows = page.locator("#main-table tbody tr, table tbody tr")
+    for name in expected:
+        page.get_by_text(name, exact=True).first.wait_for()
+    listed = {t.strip() for t in page.locator("table td, table a").all_inner_texts()}
+    _shot(page, "04_formgrader.png", full_page=True)
+    missing = [a for a in expected if a not in listed]
+    assert not missing, f"formgrader does not list {missing}; rows: {rows.all_inner_texts()}"
+    page.close()
+
+    # ---- nothing in the server or the kernel tried to reach the network
+    attempts = lab.network_log.read_text().strip()
+    assert not attempts, f"connections to non-local addresses were attempted (and refused):\n{attempts}"
