@@ -1,0 +1,176 @@
+"""pytest set-up shared by the course's tests.
+
+* Assignments are discovered from ``solutions/*/``; every test that takes an ``assignment``
+  argument runs once per assignment (``--assignment 01_cosine`` restricts the run, and may be
+  repeated), and a test that also takes ``mutant`` runs once per mutant of
+  ``tests/mutants/<assignment>.py``.
+* Session fixtures build one temporary nbgrader course (one gradebook for all assignments),
+  generate each release once and autograde each assignment's synthetic students once, so the
+  expensive steps are shared by all the tests of an assignment.
+* At the end, a summary lists the measured time of every step and of all tests per assignment.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nbgrader_tools as nbt  # noqa: E402
+
+_TIMES: dict = defaultdict(dict)          # assignment -> {step: seconds}
+_TEST_TIME: dict = defaultdict(float)     # assignment -> seconds spent in its tests
+
+
+def pytest_addoption(parser):
+    parser.addoption("--assignment", action="append", default=[],
+                     help="only test this assignment (e.g. 01_cosine); may be given more than once")
+
+
+def selected_assignments(config) -> list[str]:
+    found = nbt.discover_assignments()
+    wanted = config.getoption("--assignment")
+    unknown = set(wanted) - set(found)
+    if unknown:
+        raise pytest.UsageError(f"--assignment: no solutions/<name>/ notebook for {sorted(unknown)}; found {found}")
+    return [a for a in found if not wanted or a in wanted]
+
+
+def pytest_generate_tests(metafunc):
+    if "assignment" not in metafunc.fixturenames:
+        return
+    assignments = selected_assignments(metafunc.config)
+    if "mutant" in metafunc.fixturenames:
+        pairs, ids = [], []
+        for a in assignments:
+            for m in nbt.load_mutants(a):
+                pairs.append((a, m["name"]))
+                ids.append(f"{a}-{m['name']}")
+        metafunc.parametrize(("assignment", "mutant"), pairs, ids=ids, scope="session")
+    else:
+        metafunc.parametrize("assignment", assignments, scope="session")
+
+
+def record_time(assignment: str, step: str, seconds: float) -> None:
+    """Note the wall time of one step (printed in the summary at the end of the run)."""
+    _TIMES[assignment][step] = seconds
+    print(f"[{assignment}] {step}: {seconds:.1f} s")
+
+
+def pytest_runtest_logreport(report):
+    callspec = getattr(report, "_assignment", None)
+    if callspec:
+        _TEST_TIME[callspec] += report.duration
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "assignment" in params:
+        report._assignment = params["assignment"]
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not _TIMES and not _TEST_TIME:
+        return
+    tr = terminalreporter
+    tr.section("notebook test timings (wall clock)")
+    for a in sorted(set(_TIMES) | set(_TEST_TIME)):
+        steps = ", ".join(f"{k} {v:.1f} s" for k, v in _TIMES[a].items())
+        tr.write_line(f"{a}: all its tests {_TEST_TIME[a]:.1f} s (fixtures included){'; ' + steps if steps else ''}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Session fixtures: one temporary course, one release and one autograding run per assignment
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Course:
+    root: Path
+    api: object
+    config: object
+    network_log: Path
+    assignments: list
+    released: dict = field(default_factory=dict)
+
+
+@pytest.fixture(scope="session")
+def course(tmp_path_factory, request):
+    """A temporary nbgrader course holding ``solutions/`` of every selected assignment.
+
+    Kernels and nbgrader run in :func:`nbgrader_tools.offline_env` for the whole session (the
+    venv's ``bin`` on ``PATH`` for ``alembic``; connections to non-local addresses refused and
+    logged). The gradebook is ``<root>/gradebook.db``.
+    """
+    work = tmp_path_factory.mktemp("nbgrader")
+    assignments = selected_assignments(request.config)
+    with nbt.offline_env(work) as log:
+        root = nbt.make_course(work / "course", assignments)
+        config = nbt.course_config(root)
+        yield Course(root, nbt.make_api(root), config, log, assignments)
+
+
+@pytest.fixture(scope="session")
+def release(course, assignment):
+    """Generate ``notebooks/<assignment>/`` in the temporary course (once); returns its folder."""
+    t = nbt.generate_release(course.api, assignment)
+    record_time(assignment, "generate_assignment", t)
+    course.released[assignment] = course.root / "notebooks" / assignment
+    return course.released[assignment]
+
+
+@dataclass
+class RoundTrip:
+    assignment: str
+    students: dict          # label ("full", "untouched", mutant name) -> student id
+    scores: dict            # student id -> {grade_id: grade dict}
+    mutants: list
+    autograded: Path        # <course>/autograded
+    seconds: float
+
+
+@pytest.fixture(scope="session")
+def round_trip(course, release, assignment):
+    """Autograde, in one go, the synthetic students of an assignment: the solutions filled into
+    the release (``full``), the release as is (``untouched``) and one student per mutant."""
+    names = nbt.notebook_names(assignment, course.root)
+    released = {n: nbt.read_nb(release / f"{n}.ipynb") for n in names}
+    solutions = {n: nbt.read_nb(course.root / "solutions" / assignment / f"{n}.ipynb") for n in names}
+    full = {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
+    mutants = nbt.load_mutants(assignment)
+    students = {"full": nbt.FULL, "untouched": nbt.UNTOUCHED}
+    nbt.submit(course.root, assignment, nbt.FULL, full)
+    nbt.submit(course.root, assignment, nbt.UNTOUCHED, released)
+    for k, m in enumerate(mutants):
+        sid = f"mutant{k:02d}"
+        students[m["name"]] = sid
+        nbt.submit(course.root, assignment, sid, nbt.apply_mutant(full, m))
+    scores, seconds = nbt.autograde(course.root, assignment, list(students.values()))
+    record_time(assignment, f"autograde {len(students)} students ({nbt.autograde_workers(len(students))} workers)",
+                seconds)
+    return RoundTrip(assignment, students, scores, mutants, course.root / "autograded", seconds)
+
+
+@pytest.fixture
+def record():
+    """``record(assignment, step, seconds)``: add a timing to the end-of-run summary."""
+    return record_time
+
+
+@pytest.fixture
+def timer():
+    """``with timer() as t: ...`` then ``t.seconds``."""
+    class _T:
+        def __enter__(self):
+            self.t0 = time.perf_counter()
+            return self
+
+        def __exit__(self, *exc):
+            self.seconds = time.perf_counter() - self.t0
+    return _T

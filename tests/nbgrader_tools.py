@@ -1,0 +1,439 @@
+"""Shared machinery for the tests that drive nbgrader (import it from any test file).
+
+Everything runs in a temporary course folder, never in the repository, with a SQLite gradebook
+in that folder, so tests can run in parallel with each other and with people generating
+releases. The pieces, in pipeline order:
+
+* :func:`discover_assignments`: every ``solutions/<assignment>/`` that holds a notebook;
+* :func:`course_config` / :func:`make_api`: a ``traitlets`` ``Config`` built from the course's own
+  ``nbgrader_config.py`` (the Python API does not read that file), pointed at a temporary root;
+* :func:`offline_env`: the environment kernels run in (the venv's ``bin`` on ``PATH`` for
+  ``alembic`` and the kernel, and a ``sitecustomize`` that refuses and logs any connection to a
+  non-local address);
+* :func:`make_course`, :func:`generate_release`;
+* :func:`fill_solutions` (a perfect submission made from the released notebook),
+  :func:`load_mutants` / :func:`apply_mutant` (known-wrong submissions), :func:`submit`;
+* :func:`autograde` (all students of one assignment, in a few worker processes) and
+  :func:`cell_scores` (per-cell scores read from the gradebook);
+* :func:`validate` (``nbgrader.validator.Validator``), :func:`hidden_and_solution_lines`.
+
+The conventions these functions rely on are in ``CONTRIBUTING.md``.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import re
+import runpy
+import shutil
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from pathlib import Path
+
+import nbformat
+
+COURSE_ROOT = Path(__file__).resolve().parent.parent
+SOLUTIONS_DIR = COURSE_ROOT / "solutions"
+RELEASE_DIR = COURSE_ROOT / "notebooks"
+MUTANTS_DIR = COURSE_ROOT / "tests" / "mutants"
+VENV_BIN = str(Path(sys.executable).parent)
+
+# markers of the nbgrader source format
+BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+MARKERS = (BEGIN_SOLUTION, END_SOLUTION, BEGIN_HIDDEN, END_HIDDEN)
+
+# Student ids of the synthetic submissions (mutants get "mutant-<k>").
+FULL, UNTOUCHED = "full-marks", "untouched-release"
+
+
+# ---------------------------------------------------------------------------------------------
+# Discovery
+# ---------------------------------------------------------------------------------------------
+
+def notebook_names(assignment: str, root: Path = COURSE_ROOT) -> list[str]:
+    """File names (without ``.ipynb``) of the notebooks of one assignment, sorted."""
+    folder = Path(root) / "solutions" / assignment
+    return sorted(p.stem for p in folder.glob("*.ipynb"))
+
+
+def discover_assignments(root: Path = COURSE_ROOT) -> list[str]:
+    """Every ``solutions/<assignment>/`` that holds at least one notebook, sorted by name."""
+    folder = Path(root) / "solutions"
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir()
+                  if p.is_dir() and not p.name.startswith(".") and notebook_names(p.name, root))
+
+
+def read_nb(path) -> nbformat.NotebookNode:
+    return nbformat.read(str(path), as_version=4)
+
+
+def write_nb(nb, path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def grade_id(cell) -> str | None:
+    return nbgrader_meta(cell).get("grade_id")
+
+
+def test_cells(nb, cell_type: str | None = "code") -> list:
+    """The graded cells of a notebook (autograded test cells by default; ``None`` for all)."""
+    return [c for c in nb.cells
+            if nbgrader_meta(c).get("grade") and (cell_type is None or c.cell_type == cell_type)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Configuration and environment
+# ---------------------------------------------------------------------------------------------
+
+def course_config(course_dir, db_url: str | None = None):
+    """A ``traitlets`` ``Config`` for a course folder: the settings of the course's
+    ``nbgrader_config.py`` (kernel name, per-cell timeout, ``add_missing_cells``, folder names),
+    with ``CourseDirectory.root`` set to ``course_dir`` and a SQLite gradebook inside it.
+
+    ``NbGraderAPI`` does not read ``nbgrader_config.py``, so the file is loaded here and the
+    settings the grades depend on are checked to be present.
+    """
+    from traitlets.config.loader import PyFileConfigLoader
+
+    c = PyFileConfigLoader("nbgrader_config.py", path=str(COURSE_ROOT)).load_config()
+    for section, key in [("ExecutePreprocessor", "kernel_name"), ("Execute", "timeout"),
+                         ("OverwriteCells", "add_missing_cells"), ("CourseDirectory", "source_directory"),
+                         ("CourseDirectory", "release_directory")]:
+        if key not in c[section]:
+            raise AssertionError(f"nbgrader_config.py does not set {section}.{key}; the tests rely on it.")
+    course_dir = Path(course_dir).resolve()
+    c.CourseDirectory.root = str(course_dir)
+    c.CourseDirectory.db_url = db_url or f"sqlite:///{course_dir / 'gradebook.db'}"
+    c.Application.log_level = "WARN"
+    return c
+
+
+def make_api(course_dir, db_url: str | None = None):
+    """``NbGraderAPI`` for a course folder, configured by :func:`course_config`."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    c = course_config(course_dir, db_url)
+    return NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
+
+
+_SITECUSTOMIZE = r'''
+"""Installed by tests/nbgrader_tools.py: notebooks under test must not use the network."""
+import os
+import socket
+
+_LOG = os.environ.get("COURSE_TEST_NETWORK_LOG")
+_connect, _connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+
+def _remote(sock, address):
+    if sock.family not in (socket.AF_INET, socket.AF_INET6) or not isinstance(address, tuple):
+        return False
+    host = str(address[0])
+    return not (host in ("", "localhost", "::1", "0.0.0.0") or host.startswith("127."))
+
+
+def _refuse(sock, address):
+    if _LOG:
+        with open(_LOG, "a") as fh:
+            fh.write(f"{os.getpid()} {address!r}\n")
+    raise OSError(f"Network access is disabled while the course tests run notebooks (tried {address!r}).")
+
+
+def connect(self, address):
+    if _remote(self, address):
+        _refuse(self, address)
+    return _connect(self, address)
+
+
+def connect_ex(self, address):
+    if _remote(self, address):
+        _refuse(self, address)
+    return _connect_ex(self, address)
+
+
+socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
+'''
+
+
+@contextlib.contextmanager
+def offline_env(work_dir):
+    """Environment for running notebooks and nbgrader: yields the path of the network log.
+
+    * ``dirname(sys.executable)`` (the venv's ``bin``) first on ``PATH``: nbgrader calls the
+      ``alembic`` executable when it creates a gradebook, and the kernel is found there;
+    * a ``sitecustomize.py`` on ``PYTHONPATH`` that makes every kernel refuse connections to
+      non-local addresses and append them to the log (local ZeroMQ traffic is unaffected);
+    * ``MPLBACKEND=Agg`` so figures never need a display.
+    """
+    work_dir = Path(work_dir)
+    site = work_dir / "offline_site"
+    site.mkdir(parents=True, exist_ok=True)
+    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    log = work_dir / "network.log"
+    log.write_text("")
+    saved = {k: os.environ.get(k) for k in ("PATH", "PYTHONPATH", "COURSE_TEST_NETWORK_LOG", "MPLBACKEND")}
+    os.environ["PATH"] = VENV_BIN + os.pathsep + os.environ.get("PATH", "")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), saved["PYTHONPATH"]) if p)
+    os.environ["COURSE_TEST_NETWORK_LOG"] = str(log)
+    os.environ["MPLBACKEND"] = "Agg"
+    try:
+        yield log
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+# ---------------------------------------------------------------------------------------------
+# Course folder, release
+# ---------------------------------------------------------------------------------------------
+
+def make_course(course_dir, assignments) -> Path:
+    """A fresh course folder with ``solutions/<a>/`` copied from the repository for each assignment."""
+    course_dir = Path(course_dir)
+    course_dir.mkdir(parents=True, exist_ok=True)
+    for a in assignments:
+        shutil.copytree(SOLUTIONS_DIR / a, course_dir / "solutions" / a,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    return course_dir
+
+
+def _check_result(result: dict, what: str) -> None:
+    if not result.get("success"):
+        raise AssertionError(f"{what} failed:\n{result.get('error', '')}\n{result.get('log', '')}")
+
+
+def generate_release(api, assignment: str) -> float:
+    """``generate_assignment`` (forced, creating the assignment in the gradebook); returns seconds."""
+    t0 = time.perf_counter()
+    _check_result(api.generate_assignment(assignment, force=True, create=True), f"generate_assignment {assignment}")
+    return time.perf_counter() - t0
+
+
+def validate(path, config=None, invert: bool = False) -> dict:
+    """``nbgrader.validator.Validator().validate(path)``: ``{}`` when the notebook is as expected.
+
+    Not the CLI, whose exit code is 0 even when tests fail. With ``invert=True`` the result
+    lists the graded cells that *pass* (a released notebook should pass none).
+    """
+    from nbgrader.validator import Validator
+
+    v = Validator(config=config) if config is not None else Validator()
+    v.invert = invert
+    return v.validate(str(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Submissions
+# ---------------------------------------------------------------------------------------------
+
+def strip_solution_markers(source: str) -> str:
+    """The source with the ``### BEGIN/END SOLUTION`` lines removed (what a student would write)."""
+    return "\n".join(line for line in source.split("\n")
+                     if line.strip() not in (BEGIN_SOLUTION, END_SOLUTION))
+
+
+def fill_solutions(release_nb, solution_nb):
+    """A copy of the released notebook with every solution cell's content taken from the source.
+
+    Cells are matched by ``grade_id``, so this is what a student who solved everything submits:
+    the released notebook (checksums, locked cells and all) with their answers typed in.
+    """
+    answers = {grade_id(c): strip_solution_markers(c.source)
+               for c in solution_nb.cells if nbgrader_meta(c).get("solution")}
+    nb = copy.deepcopy(release_nb)
+    filled = set()
+    for cell in nb.cells:
+        gid = grade_id(cell)
+        if nbgrader_meta(cell).get("solution") and gid in answers:
+            cell.source = answers[gid]
+            filled.add(gid)
+    missing = set(answers) - filled
+    if missing:
+        raise AssertionError(f"Solution cells missing from the release: {sorted(missing)}")
+    return nb
+
+
+def mutants_file(assignment: str) -> Path:
+    return MUTANTS_DIR / f"{assignment}.py"
+
+
+def load_mutants(assignment: str) -> list[dict]:
+    """The ``MUTANTS`` list of ``tests/mutants/<assignment>.py`` ([] if there is no file), checked."""
+    path = mutants_file(assignment)
+    if not path.is_file():
+        return []
+    mutants = runpy.run_path(str(path)).get("MUTANTS")
+    assert isinstance(mutants, list), f"{path} must define a list MUTANTS"
+    names = set()
+    for m in mutants:
+        assert isinstance(m, dict) and {"name", "cell", "source", "fails"} <= set(m), (
+            f"{path}: each mutant needs name, cell, source and fails; got {m!r:.200}")
+        assert isinstance(m["fails"], (list, tuple)) and m["fails"], f"{path}: mutant {m['name']!r} fails no cell"
+        assert m["name"] not in names, f"{path}: two mutants are called {m['name']!r}"
+        names.add(m["name"])
+    return mutants
+
+
+def apply_mutant(notebooks: dict, mutant: dict) -> dict:
+    """Copies of ``{name: notebook}`` with the cell ``mutant["cell"]`` replaced by the mutant's source."""
+    out = copy.deepcopy(notebooks)
+    hits = [(name, cell) for name, nb in out.items() for cell in nb.cells if grade_id(cell) == mutant["cell"]]
+    assert len(hits) == 1, f"mutant {mutant['name']!r}: cell {mutant['cell']!r} found {len(hits)} times"
+    _, cell = hits[0]
+    assert nbgrader_meta(cell).get("solution"), (
+        f"mutant {mutant['name']!r}: {mutant['cell']!r} is not a solution cell (students can only change those)")
+    assert cell.source.strip() != mutant["source"].strip(), f"mutant {mutant['name']!r} equals the solution"
+    cell.source = mutant["source"]
+    return out
+
+
+def submit(course_dir, assignment: str, student: str, notebooks: dict) -> None:
+    """Write ``{name: notebook}`` to ``submitted/<student>/<assignment>/`` (plus a timestamp)."""
+    folder = Path(course_dir) / "submitted" / student / assignment
+    for name, nb in notebooks.items():
+        write_nb(nb, folder / f"{name}.ipynb")
+    (folder / "timestamp.txt").write_text("2026-01-01 00:00:00.000000 UTC")
+
+
+# ---------------------------------------------------------------------------------------------
+# Autograding
+# ---------------------------------------------------------------------------------------------
+
+def cell_scores(db_url: str, assignment: str, student: str) -> dict:
+    """``{grade_id: grade}`` for one submission, each grade a dict with ``score``, ``max_score``,
+    ``cell_type``, ``notebook`` and ``needs_manual_grade`` (read from the gradebook)."""
+    from nbgrader.api import Gradebook
+
+    out = {}
+    with Gradebook(db_url) as gb:
+        sub = gb.find_submission(assignment, student)
+        for nb in sub.notebooks:
+            for g in nb.grades:
+                out[g.name] = {"score": float(g.score), "max_score": float(g.max_score), "cell_type": g.cell_type,
+                               "needs_manual_grade": bool(g.needs_manual_grade), "auto_score": g.auto_score,
+                               "notebook": nb.name}
+    return out
+
+
+def _autograde_worker(course_dir: str, assignment: str, students: list[str], env: dict) -> dict:
+    """Run in a worker process: autograde every submission in ``course_dir`` (one nbgrader run,
+    ``student_id="*"``) and return the scores of ``students``."""
+    os.environ.update(env)
+    api = make_api(course_dir)
+    _check_result(api.autograde(assignment, "*", force=True, create=True), f"autograde {assignment} ({students})")
+    return {s: cell_scores(api.coursedir.db_url, assignment, s) for s in students}
+
+
+def autograde_workers(n_students: int) -> int:
+    """How many processes :func:`autograde` uses: ``COURSE_TEST_WORKERS`` or the CPU count (at most 4)."""
+    wanted = int(os.environ.get("COURSE_TEST_WORKERS", "0")) or min(os.cpu_count() or 1, 4)
+    return max(1, min(wanted, n_students))
+
+
+def autograde(course_dir, assignment: str, students: list[str], workers: int | None = None) -> tuple[dict, float]:
+    """Autograde the submissions of ``students`` to ``assignment``; returns (scores, seconds).
+
+    ``scores[student]`` is :func:`cell_scores`. ``course_dir`` must hold the release, the
+    gradebook made by :func:`generate_release` and the submissions (:func:`submit`). nbgrader
+    starts one kernel after another, so the students are split over ``workers`` processes
+    (default :func:`autograde_workers`); each grades its share in one nbgrader run, in its own
+    copy of the course folder and gradebook (SQLite does not like concurrent writers). The
+    autograded notebooks are copied back to ``course_dir/autograded/<student>/``.
+    """
+    course_dir = Path(course_dir)
+    workers = workers or autograde_workers(len(students))
+    shares = [share for share in (students[k::workers] for k in range(workers)) if share]
+    env = {k: os.environ[k] for k in ("PATH", "PYTHONPATH", "COURSE_TEST_NETWORK_LOG", "MPLBACKEND")
+           if k in os.environ}
+    t0 = time.perf_counter()
+    dirs = []
+    for k, share in enumerate(shares):
+        d = course_dir.parent / f"{course_dir.name}-{assignment}-worker{k}"
+        if d.exists():
+            shutil.rmtree(d)
+        shutil.copytree(course_dir, d, ignore=shutil.ignore_patterns("autograded", "feedback", "submitted"))
+        for s in share:
+            shutil.copytree(course_dir / "submitted" / s / assignment, d / "submitted" / s / assignment)
+        dirs.append(d)
+    scores: dict = {}
+    if len(shares) == 1:
+        scores.update(_autograde_worker(str(dirs[0]), assignment, shares[0], env))
+    else:
+        with ProcessPoolExecutor(max_workers=len(shares), mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_autograde_worker, str(d), assignment, share, env) for d, share in zip(dirs, shares)]
+            for f in futures:
+                scores.update(f.result())
+    for d, share in zip(dirs, shares):
+        for s in share:
+            dest = course_dir / "autograded" / s / assignment
+            if dest.exists():
+                shutil.rmtree(dest)
+            shutil.copytree(d / "autograded" / s / assignment, dest)
+        shutil.rmtree(d, ignore_errors=True)
+    return scores, time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------------------------------------
+# Leak checks
+# ---------------------------------------------------------------------------------------------
+
+def _significant(line: str) -> bool:
+    """Lines that could identify solution or hidden-test code (not blank, comments or brackets)."""
+    s = line.strip()
+    return len(s) >= 8 and not s.startswith("#") and re.search(r"[A-Za-z]", s) is not None
+
+
+def hidden_and_solution_lines(solution_nb) -> dict:
+    """``{"hidden": {...}, "solution": {...}}``: significant lines that occur *only* inside
+    ``### BEGIN HIDDEN TESTS`` or ``### BEGIN SOLUTION`` blocks of the source notebook (a line
+    that also occurs elsewhere in the notebook, e.g. ``with quiet():``, is not a leak)."""
+    blocks = {"hidden": set(), "solution": set()}
+    elsewhere = set()
+    for cell in solution_nb.cells:
+        if cell.cell_type != "code":
+            lines = {line.strip() for line in cell.source.split("\n")}
+            if nbgrader_meta(cell).get("solution"):  # a model answer: its text is replaced in the release
+                blocks["solution"].update(lines)
+            else:
+                elsewhere.update(lines)
+            continue
+        state = None
+        for line in cell.source.split("\n"):
+            s = line.strip()
+            if s == BEGIN_HIDDEN:
+                state = "hidden"
+            elif s == BEGIN_SOLUTION:
+                state = "solution"
+            elif s in (END_HIDDEN, END_SOLUTION):
+                state = None
+            elif state:
+                blocks[state].add(s)
+            else:
+                elsewhere.add(s)
+    return {k: {s for s in v - elsewhere if _significant(s)} for k, v in blocks.items()}
+
+
+def stderr_outputs(cell) -> str:
+    """Everything a code cell wrote to stderr."""
+    return "".join(o.get("text", "") for o in cell.get("outputs", [])
+                   if o.get("output_type") == "stream" and o.get("name") == "stderr")
+
+
+def pretty(obj) -> str:
+    return json.dumps(obj, indent=1, sort_keys=True, default=str)

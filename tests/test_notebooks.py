@@ -1,0 +1,180 @@
+"""The notebooks of every assignment, through the real nbgrader pipeline.
+
+For each ``solutions/<assignment>/`` (found automatically; see ``conftest.py``):
+
+1. the solution notebook passes ``nbgrader.validator.Validator`` (not the CLI, whose exit code
+   is 0 even when tests fail) and runs top to bottom in under 60 s without network;
+2. ``notebooks/<assignment>/`` is byte-identical to a fresh ``generate_assignment``;
+3. the released notebook fails every one of its autograded tests (``Validator(invert=True)``);
+4. round trip with a gradebook: the solutions filled into the release autograde to full code
+   marks, the untouched release to 0, and every mutant of ``tests/mutants/<assignment>.py``
+   loses exactly the test cells listed in its ``fails``;
+5. no solution code or hidden-test text in ``notebooks/``; grade ids unique and descriptive;
+   no test cell writes to stderr on a correct answer.
+
+Run one assignment with ``pytest tests/test_notebooks.py --assignment 01_cosine``; the timings
+are printed at the end.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+import nbgrader_tools as nbt
+
+MAX_RUN_SECONDS = 60
+
+
+def _solution_paths(course, assignment):
+    return [course.root / "solutions" / assignment / f"{n}.ipynb" for n in nbt.notebook_names(assignment, course.root)]
+
+
+def _network_attempts(course) -> str:
+    return course.network_log.read_text()
+
+
+# 1 ------------------------------------------------------------------------------------------
+
+def test_solution_validates_and_runs_fast_offline(course, assignment, record, timer):
+    for path in _solution_paths(course, assignment):
+        with timer() as t:
+            result = nbt.validate(path, course.config)
+        record(assignment, f"validate solution {path.name}", t.seconds)
+        assert result == {}, f"{path.name}: nbgrader validation of the solution failed:\n{nbt.pretty(result)}"
+        assert t.seconds < MAX_RUN_SECONDS, f"{path.name} took {t.seconds:.0f} s to run (limit {MAX_RUN_SECONDS} s)"
+    attempts = _network_attempts(course)
+    assert not attempts, f"{assignment}: a notebook tried to use the network:\n{attempts}"
+
+
+# 2 ------------------------------------------------------------------------------------------
+
+def _files(folder):
+    return {p.relative_to(folder).as_posix(): p for p in sorted(folder.rglob("*"))
+            if p.is_file() and ".ipynb_checkpoints" not in p.parts and "__pycache__" not in p.parts}
+
+
+def test_release_is_generated_from_solutions(assignment, release):
+    committed_dir = nbt.RELEASE_DIR / assignment
+    assert committed_dir.is_dir(), (
+        f"notebooks/{assignment}/ is missing: run `nbgrader generate_assignment {assignment} --force` "
+        "from the course root and commit it")
+    fresh, committed = _files(release), _files(committed_dir)
+    assert sorted(fresh) == sorted(committed), (
+        f"notebooks/{assignment}/ holds {sorted(committed)}, a fresh release holds {sorted(fresh)}")
+    stale = [name for name in fresh if fresh[name].read_bytes() != committed[name].read_bytes()]
+    assert not stale, (f"notebooks/{assignment}/{stale} differ from a fresh release of solutions/: regenerate "
+                       f"with `nbgrader generate_assignment {assignment} --force` and commit (never edit by hand)")
+
+
+# 3 ------------------------------------------------------------------------------------------
+
+def test_release_fails_its_tests(course, assignment, tmp_path, record, timer):
+    committed_dir = nbt.RELEASE_DIR / assignment
+    if not committed_dir.is_dir():
+        pytest.fail(f"notebooks/{assignment}/ is missing")
+    copy = tmp_path / assignment
+    shutil.copytree(committed_dir, copy)  # run it outside the repository
+    for name in nbt.notebook_names(assignment, course.root):
+        with timer() as t:
+            result = nbt.validate(copy / f"{name}.ipynb", course.config, invert=True)
+        record(assignment, f"validate release {name}.ipynb (inverted)", t.seconds)
+        assert result == {}, (f"{name}.ipynb as released should fail all its autograded tests, but:\n"
+                              f"{nbt.pretty(result)}")
+
+
+# 4 ------------------------------------------------------------------------------------------
+
+def _code_grades(scores):
+    return {gid: g for gid, g in scores.items() if g["cell_type"] == "code"}
+
+
+def test_round_trip_solutions_get_full_marks(round_trip, course):
+    grades = _code_grades(round_trip.scores[nbt.FULL])
+    assert grades, f"{round_trip.assignment} has no autograded test cells"
+    lost = {gid: f"{g['score']}/{g['max_score']}" for gid, g in grades.items() if g["score"] != g["max_score"]}
+    assert not lost, f"the solutions filled into the release lost points in {lost}"
+    manual = [gid for gid, g in round_trip.scores[nbt.FULL].items() if g["cell_type"] == "markdown"]
+    assert all(round_trip.scores[nbt.FULL][gid]["needs_manual_grade"] for gid in manual)
+    assert not _network_attempts(course), f"a notebook tried to use the network:\n{_network_attempts(course)}"
+
+
+def test_round_trip_untouched_release_scores_zero(round_trip):
+    grades = _code_grades(round_trip.scores[nbt.UNTOUCHED])
+    scored = {gid: g["score"] for gid, g in grades.items() if g["score"] != 0}
+    assert not scored, f"the untouched release scored points in {scored}"
+
+
+def test_mutants_are_declared(assignment):
+    path = nbt.mutants_file(assignment)
+    assert path.is_file(), f"{path.relative_to(nbt.COURSE_ROOT)} is missing: list known-wrong answers (CONTRIBUTING.md)"
+    assert nbt.load_mutants(assignment), f"{path.name} lists no mutants"
+
+
+def test_mutant_loses_exactly_its_cells(round_trip, mutant):
+    m = next(m for m in round_trip.mutants if m["name"] == mutant)
+    grades = _code_grades(round_trip.scores[round_trip.students[mutant]])
+    unknown = set(m["fails"]) - set(grades)
+    assert not unknown, f"mutant {mutant!r}: 'fails' names {sorted(unknown)}, which are not autograded test cells"
+    kept = {gid: f"{grades[gid]['score']}/{grades[gid]['max_score']}" for gid in m["fails"]
+            if grades[gid]["score"] >= grades[gid]["max_score"]}
+    lost = {gid: f"{g['score']}/{g['max_score']}" for gid, g in grades.items()
+            if gid not in m["fails"] and g["score"] != g["max_score"]}
+    assert not kept, f"mutant {mutant!r} was not caught: it kept full marks in {kept}"
+    assert not lost, f"mutant {mutant!r} also lost points in {lost}, which it should not affect"
+
+
+# 5 ------------------------------------------------------------------------------------------
+
+def test_release_leaks_no_solutions_or_hidden_tests(assignment):
+    for name in nbt.notebook_names(assignment):
+        solution = nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{name}.ipynb")
+        released_path = nbt.RELEASE_DIR / assignment / f"{name}.ipynb"
+        if not released_path.is_file():
+            pytest.fail(f"notebooks/{assignment}/{name}.ipynb is missing")
+        released = nbt.read_nb(released_path)
+        secret = nbt.hidden_and_solution_lines(solution)
+        for k, cell in enumerate(released.cells):
+            for marker in nbt.MARKERS:
+                assert marker not in cell.source, f"{name}.ipynb cell {k} of the release contains {marker!r}"
+            lines = {line.strip() for line in cell.source.split("\n")}
+            for kind in ("hidden", "solution"):
+                leaked = sorted(lines & secret[kind])
+                assert not leaked, f"{name}.ipynb cell {k} ({nbt.grade_id(cell)}) of the release shows {kind} text: {leaked[:3]}"
+
+
+# nbgrader's own ids ("cell-8f3a2c1d"), hashes and numbered generic names ("test_3", "answer")
+_GENERIC_ID = re.compile(r"(?:cell|tests?|answers?|questions?|q|ex|exercises?|solutions?|tasks?|hidden)[-_]?[0-9a-f]*"
+                         r"|[0-9a-f_-]*[0-9][0-9a-f_-]*")
+
+
+def test_grade_ids_unique_and_descriptive(assignment):
+    for name in nbt.notebook_names(assignment):
+        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{name}.ipynb")
+        ids = []
+        for k, cell in enumerate(nb.cells):
+            meta = nbt.nbgrader_meta(cell)
+            if not (meta.get("grade") or meta.get("solution") or meta.get("locked") or meta.get("task")):
+                continue
+            gid = meta.get("grade_id")
+            assert gid, f"{name}.ipynb cell {k} is an nbgrader cell without a grade_id"
+            assert re.fullmatch(r"[a-z][a-z0-9_]{3,}", gid) and not _GENERIC_ID.fullmatch(gid), (
+                f"{name}.ipynb cell {k}: grade_id {gid!r} is not descriptive (use e.g. 'cosine_matrix_tests')")
+            assert meta.get("schema_version") == 3, f"{name}.ipynb {gid}: nbgrader schema_version should be 3"
+            if meta.get("grade") and cell.cell_type == "code":
+                assert meta.get("locked") and meta.get("points", 0) > 0, f"{name}.ipynb {gid}: a test cell must be locked and have points"
+            ids.append(gid)
+        dupes = sorted({g for g in ids if ids.count(g) > 1})
+        assert not dupes, f"{name}.ipynb: grade_ids used more than once: {dupes}"
+        assert nb.metadata.get("kernelspec", {}).get("name") == "python3", f"{name}.ipynb: kernel should be python3"
+        with_outputs = [k for k, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+        assert not with_outputs, f"{name}.ipynb is stored with outputs in cells {with_outputs}: clear them"
+
+
+def test_test_cells_silent_on_correct_answer(round_trip):
+    folder = round_trip.autograded / nbt.FULL / round_trip.assignment
+    for name in nbt.notebook_names(round_trip.assignment):
+        nb = nbt.read_nb(folder / f"{name}.ipynb")
+        noisy = {nbt.grade_id(c): nbt.stderr_outputs(c)[:300] for c in nbt.test_cells(nb) if nbt.stderr_outputs(c)}
+        assert not noisy, f"{name}.ipynb: test cells wrote to stderr on a correct answer (nbgrader scores that 0): {noisy}"
