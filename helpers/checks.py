@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 __all__ = ["quiet", "check_callable", "check_type", "check_shape", "check_close", "check_raises",
-           "reference_calls", "check_own_work"]
+           "reference_calls", "check_own_work", "check_no_reference_call"]
 
 
 @contextlib.contextmanager
@@ -109,3 +109,34 @@ def check_own_work(func, *names: str, what: str | None = None):
     label = what or f"`{getattr(func, '__name__', 'your function')}`"
     assert not used, (f"{label} calls the course's reference implementation ({', '.join(used)}). "
                       "This exercise asks you to write it yourself with NumPy.")
+
+
+def check_no_reference_call(call, *names: str, what: str, module: str = "helpers.statistics"):
+    """Run ``call()`` while the reference functions ``names`` of ``module`` record their use; assert none ran.
+
+    Complements :func:`check_own_work` (which reads the code): this one notices a call to the
+    reference through any import path at run time, e.g. ``import helpers.statistics as h; h.cosine``.
+    Returns whatever ``call()`` returned.
+    """
+    import importlib
+
+    mod = importlib.import_module(module)
+    used: list[str] = []
+    saved = {n: getattr(mod, n) for n in names}
+
+    def spy(name, func):
+        def wrapper(*args, **kwargs):
+            used.append(name)
+            return func(*args, **kwargs)
+        return wrapper
+
+    for n, f in saved.items():
+        setattr(mod, n, spy(n, f))
+    try:
+        result = call()
+    finally:
+        for n, f in saved.items():
+            setattr(mod, n, f)
+    assert not used, (f"{what} calls the course's reference implementation ({module}.{used[0]}). "
+                      "This exercise asks you to write it yourself with NumPy.")
+    return result
