@@ -138,15 +138,20 @@ class RoundTrip:
 @pytest.fixture(scope="session")
 def round_trip(course, release, assignment):
     """Autograde, in one go, the synthetic students of an assignment: the solutions filled into
-    the release (``full``), the release as is (``untouched``) and one student per mutant."""
+    the release (``full``), the committed release as is (``untouched``) and one per mutant."""
     names = nbt.notebook_names(assignment, course.root)
     released = {n: nbt.read_nb(release / f"{n}.ipynb") for n in names}
+    # the untouched student submits the committed release (what students get; test 2 checks it
+    # equals the fresh one), so its grades also show that the release fails its own tests
+    committed = nbt.RELEASE_DIR / assignment
+    untouched = {n: nbt.read_nb(committed / f"{n}.ipynb") if (committed / f"{n}.ipynb").is_file() else released[n]
+                 for n in names}
     solutions = {n: nbt.read_nb(course.root / "solutions" / assignment / f"{n}.ipynb") for n in names}
     full = {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
     mutants = nbt.load_mutants(assignment)
     students = {"full": nbt.FULL, "untouched": nbt.UNTOUCHED}
     nbt.submit(course.root, assignment, nbt.FULL, full)
-    nbt.submit(course.root, assignment, nbt.UNTOUCHED, released)
+    nbt.submit(course.root, assignment, nbt.UNTOUCHED, untouched)
     for k, m in enumerate(mutants):
         sid = f"mutant{k:02d}"
         students[m["name"]] = sid

@@ -46,6 +46,18 @@ def cosine(u, v):
         "fails": ["cosine_tests"],
     },
     {
+        "name": "cosine imports the reference implementation inside the function",
+        "cell": "cosine_solution",
+        "source": '''
+def cosine(u, v):
+    import helpers.statistics
+    return helpers.statistics.cosine(u, v)
+''',
+        # helpers.checks.check_own_work does not see this one; the hidden test's spy on
+        # helpers.statistics does
+        "fails": ["cosine_tests"],
+    },
+    {
         "name": "unit_rows divides by the column lengths (axis=0)",
         "cell": "unit_rows_solution",
         "source": '''
