@@ -245,29 +245,37 @@ def _accept_kernel_dialog(page, wait_s: float = 3) -> None:
     dialog.wait_for(state="detached")
 
 
-def _wait_all_run(page, lab: LabServer, n_code: int) -> None:
-    """Until every code cell shows an execution count (none '[*]' or empty) and the kernel is idle."""
+def _prompts(page) -> list[str]:
+    return page.eval_on_selector_all(".jp-Notebook .jp-CodeCell .jp-InputArea-prompt",
+                                     "els => els.map(e => e.textContent.trim())")
+
+
+def _wait_all_run(page, lab: LabServer, n_code: int) -> list[str]:
+    """Wait until every code cell shows an execution count and the kernel is idle, or until the run
+    stopped early (Run All stops at a cell that raises: kernel idle, nothing queued, no change for 3 s).
+    Returns the cells' prompts."""
     deadline = time.monotonic() + RUN_ALL_TIMEOUT
-    state = None
+    state, last, since = None, None, time.monotonic()
     while time.monotonic() < deadline:
-        prompts = page.eval_on_selector_all(
-            ".jp-Notebook .jp-CodeCell .jp-InputArea-prompt", "els => els.map(e => e.textContent.trim())")
-        done = len(prompts) == n_code and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts)
-        kernels = lab.api("/api/kernels")
-        state = [k["execution_state"] for k in kernels]
-        if done and state and all(s == "idle" for s in state):
-            return
+        prompts = _prompts(page)
+        state = [k["execution_state"] for k in lab.api("/api/kernels")]
+        idle = bool(state) and all(s == "idle" for s in state)
+        if prompts != last:
+            last, since = prompts, time.monotonic()
+        if idle and len(prompts) == n_code and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts):
+            return prompts
+        if idle and "[*]:" not in prompts and any(re.fullmatch(r"\[\d+\]:", p) for p in prompts) \
+                and time.monotonic() - since > 3:
+            return prompts  # stopped early: the checks below say why
         time.sleep(0.5)
     _shot(page, "01_timeout.png")
-    pytest.fail(f"Run All Cells did not finish in {RUN_ALL_TIMEOUT} s: prompts {prompts}, kernels {state}")
+    pytest.fail(f"Run All Cells did not finish in {RUN_ALL_TIMEOUT} s: prompts {last}, kernels {state}")
 
 
 def test_run_all_cells_and_formgrader(lab, browser_context):
     import nbformat
 
     page = browser_context.new_page()
-    console = []
-    page.on("console", lambda m: console.append(f"{m.type}: {m.text}") if m.type == "error" else None)
     nb_path = f"notebooks/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
     n_code = sum(c.cell_type == "code" for c in nbformat.read(lab.course / nb_path, as_version=4).cells)
 
@@ -284,7 +292,7 @@ def test_run_all_cells_and_formgrader(lab, browser_context):
     page.locator(".lm-MenuBar-item", has_text=re.compile(r"^Run$")).click()
     page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
                  has_text=re.compile(r"^Run All Cells$")).click()
-    _wait_all_run(page, lab, n_code)
+    prompts = _wait_all_run(page, lab, n_code)
     # the notebook's own kernel indicator agrees (it lags the kernel's status a little)
     page.wait_for_function(
         "() => document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator')"
@@ -293,13 +301,23 @@ def test_run_all_cells_and_formgrader(lab, browser_context):
     # ---- what the notebook shows
     outputs = page.locator(".jp-Notebook .jp-OutputArea-output")
     stderr = page.locator('.jp-Notebook .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')
-    errors = [t for t in stderr.all_inner_texts() if re.search(r"Traceback|Error\b|Exception\b", t)]
+    # an error output is rendered as stderr: a traceback, or "SomeError: ..." (a SyntaxError has no traceback)
+    errors = [t for t in stderr.all_inner_texts()
+              if re.search(r"Traceback|^\s*\w*(Error|Exception|Interrupt)\b", t, re.MULTILINE)]
     _shot(page, "02_after_run_all.png")
     assert not errors, "a cell shows an error:\n" + "\n---\n".join(e[:1500] for e in errors)
+    not_run = [k for k, p in enumerate(prompts) if not re.fullmatch(r"\[\d+\]:", p)]
+    assert not not_run, f"code cells {not_run} did not run (prompts {prompts})"
 
     texts = page.locator('.jp-Notebook .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"],'
                          ' .jp-Notebook .jp-OutputArea-output[data-mime-type="text/plain"]').all_inner_texts()
     assert any(t.strip() for t in texts), f"no text output rendered ({outputs.count()} outputs in all)"
+    test_cell = (page.locator(".jp-Notebook .jp-CodeCell")
+                 .filter(has=page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stdout"]'))
+                 .filter(has_text="check_"))
+    if test_cell.count():  # a graded test cell and the sentence it prints
+        test_cell.first.scroll_into_view_if_needed()
+        test_cell.first.screenshot(path=str(ARTIFACTS / "02_test_cell.png"))
 
     images = page.locator(".jp-Notebook .jp-OutputArea-output img")
     assert images.count() >= 1, "no figure (<img> in an output area) rendered"
