@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import sys
-import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,10 +54,10 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("assignment", assignments, scope="session")
 
 
-def record_time(assignment: str, step: str, seconds: float) -> None:
-    """Note the wall time of one step (printed in the summary at the end of the run)."""
-    _TIMES[assignment][step] = seconds
-    print(f"[{assignment}] {step}: {seconds:.1f} s")
+def record_time(assignment: str, step: str, watch: "nbt.Stopwatch") -> None:
+    """Note the wall and CPU time of one step (printed in the summary at the end of the run)."""
+    _TIMES[assignment][step] = (watch.wall, watch.cpu)
+    print(f"[{assignment}] {step}: {watch.wall:.1f} s wall, {watch.cpu:.1f} s CPU")
 
 
 def pytest_runtest_logreport(report):
@@ -80,9 +79,9 @@ def pytest_terminal_summary(terminalreporter):
     if not _TIMES and not _TEST_TIME:
         return
     tr = terminalreporter
-    tr.section("notebook test timings (wall clock)")
+    tr.section("notebook test timings (wall clock; CPU seconds of the step and its kernels in brackets)")
     for a in sorted(set(_TIMES) | set(_TEST_TIME)):
-        steps = ", ".join(f"{k} {v:.1f} s" for k, v in _TIMES[a].items())
+        steps = ", ".join(f"{k} {w:.1f} s ({c:.1f} s CPU)" for k, (w, c) in _TIMES[a].items())
         tr.write_line(f"{a}: all its tests {_TEST_TIME[a]:.1f} s (fixtures included){'; ' + steps if steps else ''}")
 
 
@@ -119,7 +118,8 @@ def course(tmp_path_factory, request):
 @pytest.fixture(scope="session")
 def release(course, assignment):
     """Generate ``notebooks/<assignment>/`` in the temporary course (once); returns its folder."""
-    t = nbt.generate_release(course.api, assignment)
+    with nbt.Stopwatch() as t:
+        nbt.generate_release(course.api, assignment)
     record_time(assignment, "generate_assignment", t)
     course.released[assignment] = course.root / "notebooks" / assignment
     return course.released[assignment]
@@ -156,26 +156,13 @@ def round_trip(course, release, assignment):
         sid = f"mutant{k:02d}"
         students[m["name"]] = sid
         nbt.submit(course.root, assignment, sid, nbt.apply_mutant(full, m))
-    scores, seconds = nbt.autograde(course.root, assignment, list(students.values()))
-    record_time(assignment, f"autograde {len(students)} students ({nbt.autograde_workers(len(students))} workers)",
-                seconds)
-    return RoundTrip(assignment, students, scores, mutants, course.root / "autograded", seconds)
+    with nbt.Stopwatch() as t:
+        scores, _ = nbt.autograde(course.root, assignment, list(students.values()))
+    record_time(assignment, f"autograde {len(students)} students ({nbt.autograde_workers(len(students))} workers)", t)
+    return RoundTrip(assignment, students, scores, mutants, course.root / "autograded", t.wall)
 
 
 @pytest.fixture
 def record():
-    """``record(assignment, step, seconds)``: add a timing to the end-of-run summary."""
+    """``record(assignment, step, stopwatch)``: add a timing to the end-of-run summary."""
     return record_time
-
-
-@pytest.fixture
-def timer():
-    """``with timer() as t: ...`` then ``t.seconds``."""
-    class _T:
-        def __enter__(self):
-            self.t0 = time.perf_counter()
-            return self
-
-        def __exit__(self, *exc):
-            self.seconds = time.perf_counter() - self.t0
-    return _T

@@ -93,6 +93,30 @@ def test_cells(nb, cell_type: str | None = "code") -> list:
             if nbgrader_meta(c).get("grade") and (cell_type is None or c.cell_type == cell_type)]
 
 
+class Stopwatch:
+    """``with Stopwatch() as t: ...``; then ``t.wall`` (seconds) and ``t.cpu`` (CPU seconds of
+    this process and of every child process that ended meanwhile: kernels, workers).
+
+    On a shared machine the wall time depends on the load; the CPU time does not, and
+    ``cpu / number of cores`` estimates the wall time on an idle machine.
+    """
+
+    @staticmethod
+    def _cpu() -> float:
+        import resource
+
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+    def __enter__(self):
+        self._w0, self._c0 = time.perf_counter(), self._cpu()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.perf_counter() - self._w0
+        self.cpu = self._cpu() - self._c0
+
+
 # ---------------------------------------------------------------------------------------------
 # Configuration and environment
 # ---------------------------------------------------------------------------------------------
@@ -394,9 +418,9 @@ def autograde(course_dir, assignment: str, students: list[str], workers: int | N
 # ---------------------------------------------------------------------------------------------
 
 def _significant(line: str) -> bool:
-    """Lines that could identify solution or hidden-test code (not blank, comments or brackets)."""
+    """Lines that could identify solution or hidden-test text (not blank, not brackets or short stubs)."""
     s = line.strip()
-    return len(s) >= 8 and not s.startswith("#") and re.search(r"[A-Za-z]", s) is not None
+    return len(s) >= 8 and re.search(r"[A-Za-z]", s) is not None and s not in MARKERS
 
 
 def hidden_and_solution_lines(solution_nb) -> dict:
