@@ -123,6 +123,8 @@ def test_hand_example_differential_association_and_effect_size():
     assert effect_size(HAND_X, HAND_Y, HAND_A, HAND_B, ddof=1) == pytest.approx(HAND_D1, abs=1e-6)
     assert effect_size(HAND_X, HAND_Y, HAND_A, HAND_B, ddof=0) == pytest.approx(HAND_D0, abs=1e-6)
     assert effect_size_from_scores(HAND_SX, HAND_SY, ddof=1) == pytest.approx(HAND_D1, abs=1e-6)
+    assert effect_size_from_scores(HAND_SX, HAND_SY) == pytest.approx(HAND_D1, abs=1e-6)  # default ddof=1
+    assert effect_size_from_scores(HAND_SX, HAND_SY, ddof=0) == pytest.approx(HAND_D0, abs=1e-6)
 
 
 def test_hand_example_exact_p():
