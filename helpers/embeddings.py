@@ -138,6 +138,14 @@ def _sniff(path: Path) -> str:
     return "glove-text"
 
 
+def _is_number(field: bytes) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
+
+
 def _count_lines(path: Path) -> int:
     n = 0
     with open(path, "rb") as fh:
@@ -202,6 +210,10 @@ def convert_text_embedding(
             stripped = line.rstrip(b"\r\n")
             if stripped:
                 parts = stripped.rstrip(b" ").split(b" ")
+                if len(parts) > dim + 1 and not any(_is_number(p) for p in parts[1:len(parts) - dim]):
+                    # a word with spaces in it (GloVe Common Crawl 840B has a few, e.g. ". . ."):
+                    # the last dim fields are the vector, everything before them the word
+                    parts = [b" ".join(parts[:len(parts) - dim])] + parts[len(parts) - dim:]
                 if len(parts) != dim + 1:
                     bar.close()
                     raise EmbeddingFormatError(
