@@ -264,6 +264,22 @@ def test_inconsistent_row_lengths(tmp_path):
         load_embedding(w2v, progress=False)
 
 
+def test_words_with_spaces_as_in_glove_840b(tmp_path):
+    # GloVe Common Crawl 840B (the paper's embedding) has a few tokens with spaces, e.g. ". . .";
+    # the vector is the last d fields of the line (a naive split would call the file ragged)
+    path = tmp_path / "cc.txt"
+    path.write_text(", 0.1 0.2 0.3\n. . . 1 2 3\nat name@domain.com 4 5 6\ncat 7 8 9\n")
+    kv = load_embedding(path, progress=False)
+    assert kv.index_to_key == [",", ". . .", "at name@domain.com", "cat"]
+    np.testing.assert_array_equal(kv[". . ."], np.array([1, 2, 3], dtype=np.float32))
+    np.testing.assert_array_equal(kv["cat"], np.array([7, 8, 9], dtype=np.float32))
+    # an extra *number* is still a ragged row, not a word with a space
+    ragged = tmp_path / "ragged2.txt"
+    ragged.write_text("a 1 2 3\nb 4 5 6 7\n")
+    with pytest.raises(EmbeddingFormatError, match="line 2: 4 values where the first line has 3"):
+        load_embedding(ragged, progress=False)
+
+
 def test_nan_in_text_file(tmp_path):
     path = tmp_path / "nan.txt"
     path.write_text("a 1 2 3\nb 4 nan 6\n")
