@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from gensim.models import KeyedVectors
 
-from helpers.cli import replicate
+from helpers.cli import main, replicate
 from helpers.embeddings import load_default
 from helpers.wordsets import FEMALE_TERMS, MALE_TERMS, weat_tests, wefat_names, wefat_occupations
 
@@ -130,14 +130,24 @@ def test_bad_embedding_path_exits_with_one_line_error(tmp_path):
     assert lines[0].startswith("error:") and "no_such_embedding.txt" in lines[0]
 
 
-def test_file_that_is_not_an_embedding_exits_with_readable_error(tmp_path):
+def test_file_that_is_not_an_embedding_exits_with_readable_error(tmp_path, capsys):
+    # in-process (main() is what `python -m helpers` calls) to keep the suite fast
     bad = tmp_path / "notes.txt"
     bad.write_text("these are my notes\nnot vectors at all\n")
-    proc = run_cli("replicate", "--embedding", bad, "--permutations", 10, "--quiet")
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr
-    err = [ln for ln in proc.stderr.splitlines() if ln.startswith("error:")]
-    assert len(err) == 1 and "notes.txt" in err[0] and "not a number" in err[0]
+    assert main(["replicate", "--embedding", str(bad), "--permutations", "10", "--quiet"]) != 0
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), err
+    assert "notes.txt" in lines[0] and "not a number" in lines[0]
+
+
+def test_embedding_without_the_words_exits_with_readable_error(tmp_path, capsys):
+    tiny = tmp_path / "tiny.txt"
+    tiny.write_text("cat 1 2 3\ndog 4 5 6\n")
+    assert main(["replicate", "--embedding", str(tiny), "--permutations", "10", "--quiet"]) != 0
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "None of the words" in lines[0]
 
 
 @pytest.mark.parametrize("n", [0, -5])
