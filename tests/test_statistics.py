@@ -133,6 +133,11 @@ def test_hand_example_exact_p():
     assert res.n_resamples == 20 and len(res.null_distribution) == 20
     assert res.statistic == pytest.approx(HAND_STAT, abs=1e-12)
     assert res.pvalue == pytest.approx(HAND_P, abs=1e-12)
+    # "less": splits with X-sum <= 3.3 are all but {1.5,1.3,0.9}: 19/20 = 0.95
+    assert permutation_test(HAND_SX, HAND_SY, alternative="less").pvalue == pytest.approx(0.95, abs=1e-12)
+    # two-sided: |2*sum - 2.4| >= 4.2 <=> sum >= 3.3 (2 splits) or sum <= -0.9 (their 2 complements,
+    # {0.5,-0.5,-1.3} = -1.3 and {0.9,-0.5,-1.3} = -0.9): 4/20 = 0.2
+    assert permutation_test(HAND_SX, HAND_SY, alternative="two-sided").pvalue == pytest.approx(0.2, abs=1e-12)
     # and from the vectors themselves
     sx = association(np.array(HAND_X, float), HAND_A, HAND_B)
     sy = association(np.array(HAND_Y, float), HAND_A, HAND_B)
