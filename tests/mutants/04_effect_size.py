@@ -115,3 +115,27 @@ def effect_size(sx, sy, ddof=1):
         "fails": ["cohens_d_tests"],
     },
 ]
+
+MUTANTS += [
+    {
+        "name": "effect size that imports the reference implementation inside the function",
+        "cell": "effect_size",
+        # check_own_work (which reads the code) does not see this one; the run-time spy does
+        "source": '''def effect_size(sx, sy, ddof=1):
+    import helpers.statistics
+    return helpers.statistics.effect_size_from_scores(sx, sy, ddof=ddof)
+''',
+        "fails": ["effect_size_tests"],
+    },
+    {
+        "name": "maximum effect size computed with the reference effect size on the extreme configuration",
+        "cell": "max_effect_size",
+        "source": '''def max_effect_size(n, ddof):
+    import helpers.statistics as h
+    if ddof not in (0, 1) or n < 1:
+        raise ValueError("bad input")
+    return h.effect_size_from_scores([1.0] * n, [-1.0] * n, ddof=ddof)
+''',
+        "fails": ["max_effect_size_tests"],
+    },
+]

@@ -141,3 +141,26 @@ MUTANTS = [
         "fails": ["sampled_pvalue_tests"],
     },
 ]
+
+MUTANTS += [
+    {
+        "name": "exact p-value that imports the reference implementation inside the function",
+        "cell": "exact_pvalue",
+        # check_own_work (which reads the code) does not see this one; the run-time spy does
+        "source": '''def exact_pvalue(sx, sy, alternative="greater"):
+    import helpers.statistics as h
+    return h.permutation_test(sx, sy, method="exact", alternative=alternative).pvalue
+''',
+        "fails": ["exact_pvalue_tests"],
+    },
+    {
+        "name": "sampled p-value that imports the reference implementation inside the function",
+        "cell": "sampled_pvalue",
+        "source": '''def sampled_pvalue(sx, sy, n_resamples, rng, alternative="greater"):
+    import helpers.statistics
+    return helpers.statistics.permutation_test(sx, sy, method="sampled", n_resamples=n_resamples, rng=rng,
+                                               alternative=alternative).pvalue
+''',
+        "fails": ["sampled_pvalue_tests"],
+    },
+]
