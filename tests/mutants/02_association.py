@@ -47,6 +47,21 @@ def association(w, A, B):
         "fails": ["association_tests"],
     },
     {
+        "name": "association that calls the reference through the full module path (only the run-time spy sees it)",
+        "cell": "association",
+        "source": '''import helpers.statistics
+
+def association(w, A, B):
+    w = np.asarray(w, dtype=float)
+    if w.ndim != 1:
+        raise ValueError("w must be one vector")
+    if len(A) == 0 or len(B) == 0:
+        raise ValueError("empty attribute set")
+    return helpers.statistics.association(w, A, B)
+''',
+        "fails": ["association_tests"],
+    },
+    {
         "name": "associations with row sums of the cosine matrices instead of row means",
         "cell": "associations",
         "source": '''def associations(W, A, B):

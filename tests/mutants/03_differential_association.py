@@ -117,4 +117,18 @@ def differential_association(X, Y, A, B):
 ''',
         "fails": ["differential_association_centroid_tests"],
     },
+    {
+        "name": "centroid exercise answered through the full module path of the reference (only the run-time spy sees it)",
+        "cell": "differential_association_centroid",
+        "source": '''import helpers.statistics
+
+def differential_association_centroid(X, Y, A, B):
+    if len(X) != len(Y):
+        raise ValueError(f"X has {len(X)} words and Y has {len(Y)}")
+    if len(X) == 0:
+        raise ValueError("empty target sets")
+    return helpers.statistics.differential_association(X, Y, A, B)
+''',
+        "fails": ["differential_association_centroid_tests"],
+    },
 ]
