@@ -154,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
         doc = replicate(args.embedding, permutations=args.permutations, seed=args.seed, ddof=args.ddof,
                         out=args.out, progress=not args.quiet)
     except (FileNotFoundError, ValueError, KeyError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError quotes its text
+        print(f"error: {message}", file=sys.stderr)
         return 2
     if args.json:
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n")

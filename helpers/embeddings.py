@@ -308,7 +308,8 @@ def is_uncased(kv: KeyedVectors, sample: int = 20000) -> bool:
     """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B)."""
     cached = getattr(kv, "_course_uncased", None)
     if cached is None:
-        cached = not any(w != w.lower() for w in kv.index_to_key[:sample])
+        # unused slots of a KeyedVectors made with count=n hold None: skip anything not a string
+        cached = not any(isinstance(w, str) and w != w.lower() for w in kv.index_to_key[:sample])
         try:
             kv._course_uncased = cached
         except AttributeError:  # pragma: no cover

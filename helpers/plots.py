@@ -60,7 +60,7 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
                 title: str = "Table 1 effect sizes: original IAT, paper (GloVe 840B)\nand this embedding", ax=None):
     """Effect sizes per test, one row each: the IAT's d, the paper's d and ours (with optional intervals)."""
     n = len(labels)
-    ax = _ax(ax, (10, 0.5 * n + 2))
+    ax = _ax(ax, (10, 0.5 * n + 2.5))
     y = np.arange(n)[::-1]
     orig = np.array([np.nan if v is None else v for v in original], dtype=float)
     ax.scatter(orig, y + 0.2, marker="s", color="0.4", label="original IAT (people)", zorder=3)
@@ -73,7 +73,7 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_xlabel("effect size d (difference of the mean associations, in pooled standard deviations)")
     ax.set_title(title)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.09), ncol=3, frameon=False)
     ax.grid(axis="x", alpha=0.3)
     return ax
 

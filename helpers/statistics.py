@@ -34,6 +34,9 @@ __all__ = [
 #: 1 ms, 12 + 12 (2.7 million) about 0.2 s, 13 + 13 (10.4 million) about 0.45 s, 14 + 14 (40
 #: million) over 1 s. So every set size up to 13 + 13 is exact and larger ones are sampled.
 EXACT_MAX_SPLITS = comb(26, 13)
+#: Beyond this many splits even an explicit ``method="exact"`` is refused (C(30, 15) = 155 million
+#: splits already need over a gigabyte); the error says to sample instead.
+EXACT_HARD_LIMIT = comb(30, 15)
 ALTERNATIVES = ("greater", "less", "two-sided")
 
 
@@ -383,6 +386,11 @@ def permutation_test(
         method = "exact" if n_splits <= exact_max_splits else "sampled"
 
     if method == "exact":
+        if n_splits > EXACT_HARD_LIMIT:
+            raise ValueError(
+                f"Exact enumeration of {n_splits:,} splits ({n} + {n} words) would need about "
+                f"{8 * n_splits / 1e9:,.0f} GB of memory; use method='sampled' (or 'auto')."
+            )
         null = 2.0 * _all_subset_sums(pooled, n) - total
         k = _count_extreme(null, observed, alternative, tol)
         return PermutationResult(observed, k / null.size, null, "exact", int(null.size), alternative)

@@ -1,0 +1,287 @@
+"""How grading behaves when students do unexpected things (docs/INSTRUCTORS.md, "How grading behaves").
+
+Every case goes through the real ``nbgrader autograde`` with a gradebook, on ``01_cosine`` (the
+fastest notebook; its exercises are ``cosine`` 3 points, ``unit_rows`` 2, ``cosine_matrix`` 2 + 1).
+The untouched release (0 points) and the correct submission (full marks) are covered for every
+assignment by ``test_notebooks.py``; here are the other cases:
+
+* a correct answer that also warns and writes to stderr keeps full marks;
+* an answer that raises, or that loops forever (the per-cell timeout ends it), loses that
+  exercise only, and the rest of the notebook is graded;
+* an edited test cell is restored; a deleted test cell is re-added and graded; a renamed
+  function loses its exercise;
+* an answer that calls the course's reference implementation loses that exercise;
+* grading the same submissions twice gives the same grades;
+* honesty: no notebook claims "all tests passed", every visible check says what it does not
+  cover, and hidden-test failures never show an expected value.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import nbgrader_tools as nbt
+
+A = "01_cosine"
+EXERCISE_CELLS = {"cosine_tests": 3.0, "unit_rows_tests": 2.0, "cosine_matrix_tests": 2.0,
+                  "cosine_matrix_vectorised_tests": 1.0}
+
+NOISY_COSINE = '''import sys, warnings
+warnings.warn("a student's warning while defining cosine")
+print("debug output on stderr", file=sys.stderr)
+
+def cosine(u, v):
+    """Correct, but chatty: warns and writes to stderr on every call."""
+    warnings.warn("computing a cosine")
+    print("cosine called", file=sys.stderr)
+    np.log(np.zeros(1))  # a NumPy RuntimeWarning, too
+    u = np.asarray(u, dtype=float)
+    v = np.asarray(v, dtype=float)
+    if u.shape != v.shape:
+        raise ValueError("different lengths")
+    nu, nv = np.sqrt(u @ u), np.sqrt(v @ v)
+    if nu == 0 or nv == 0:
+        raise ValueError("zero vector")
+    return float(u @ v / (nu * nv))
+'''
+
+RAISING_COSINE = '''def cosine(u, v):
+    raise RuntimeError("I have not finished this yet")
+'''
+
+ENDLESS_COSINE = '''def cosine(u, v):
+    while True:
+        pass
+'''
+
+RENAMED_COSINE = '''def cosine_similarity(u, v):
+    u = np.asarray(u, dtype=float)
+    v = np.asarray(v, dtype=float)
+    if u.shape != v.shape or not u.any() or not v.any():
+        raise ValueError("undefined")
+    return float(u @ v / np.sqrt((u @ u) * (v @ v)))
+'''
+
+UNNORMALISED_COSINE = '''def cosine(u, v):
+    return float(np.dot(np.asarray(u, dtype=float), np.asarray(v, dtype=float)))
+'''
+
+REFERENCE_IMPORT = "from helpers.statistics import cosine\n"
+
+REFERENCE_MODULE = '''import helpers.statistics as course_reference
+
+def cosine(u, v):
+    return course_reference.cosine(u, v)
+'''
+
+
+def _replace(notebooks: dict, gid: str, source: str) -> dict:
+    return nbt.apply_mutant(notebooks, {"name": gid, "cell": gid, "source": source})
+
+
+def _edit_test_cell(notebooks: dict, gid: str, source: str) -> dict:
+    import copy
+
+    out = copy.deepcopy(notebooks)
+    for nb in out.values():
+        for cell in nb.cells:
+            if nbt.grade_id(cell) == gid:
+                cell.source = source
+    return out
+
+
+def _delete_cell(notebooks: dict, gid: str) -> dict:
+    import copy
+
+    out = copy.deepcopy(notebooks)
+    for nb in out.values():
+        nb.cells = [c for c in nb.cells if nbt.grade_id(c) != gid]
+    return out
+
+
+SUBMISSIONS = {
+    # student id: (how to build it from the correct submission, cells expected to score 0)
+    "noisy": (lambda full: _replace(full, "cosine_solution", NOISY_COSINE), set()),
+    "raises": (lambda full: _replace(full, "cosine_solution", RAISING_COSINE), {"cosine_tests"}),
+    "renamed": (lambda full: _replace(full, "cosine_solution", RENAMED_COSINE), {"cosine_tests"}),
+    "edited-test-cell": (lambda full: _edit_test_cell(_replace(full, "cosine_solution", UNNORMALISED_COSINE),
+                                                      "cosine_tests", "print('looks fine to me')\n"),
+                         {"cosine_tests"}),
+    "deleted-test-cell": (lambda full: _delete_cell(full, "cosine_tests"), set()),
+    "reference-import": (lambda full: _replace(full, "cosine_solution", REFERENCE_IMPORT), {"cosine_tests"}),
+    "reference-module": (lambda full: _replace(full, "cosine_solution", REFERENCE_MODULE), {"cosine_tests"}),
+}
+
+
+def _full_submission(root):
+    names = nbt.notebook_names(A, root)
+    released = {n: nbt.read_nb(root / "notebooks" / A / f"{n}.ipynb") for n in names}
+    solutions = {n: nbt.read_nb(root / "solutions" / A / f"{n}.ipynb") for n in names}
+    return {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
+
+
+def _code(scores: dict) -> dict:
+    return {gid: g for gid, g in scores.items() if g["cell_type"] == "code"}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """Autograde every submission of SUBMISSIONS in one temporary course; returns their scores."""
+    if A not in nbt.discover_assignments():
+        pytest.skip(f"{A} is not in solutions/")
+    work = tmp_path_factory.mktemp("behaviour")
+    with nbt.offline_env(work):
+        root = nbt.make_course(work / "course", [A])
+        api = nbt.make_api(root)
+        nbt.generate_release(api, A)
+        full = _full_submission(root)
+        for sid, (build, _) in SUBMISSIONS.items():
+            nbt.submit(root, A, sid, build(full))
+        scores, _ = nbt.autograde(root, A, list(SUBMISSIONS))
+    return scores
+
+
+@pytest.mark.parametrize("student", list(SUBMISSIONS))
+def test_submission_is_graded_as_documented(graded, student):
+    zero = SUBMISSIONS[student][1]
+    grades = _code(graded[student])
+    assert set(EXERCISE_CELLS) <= set(grades), f"{student}: graded cells {sorted(grades)} lack some of {sorted(EXERCISE_CELLS)}"
+    for gid, points in EXERCISE_CELLS.items():
+        expected = 0.0 if gid in zero else points
+        got = grades[gid]["score"]
+        assert got == expected, f"{student}: {gid} scored {got}, expected {expected} (of {points})"
+        assert not grades[gid]["needs_manual_grade"], f"{student}: {gid} was left for manual grading"
+
+
+def test_deleted_test_cell_is_graded_not_left_for_a_person(graded):
+    g = graded["deleted-test-cell"]["cosine_tests"]
+    assert g["auto_score"] == 3.0 and not g["needs_manual_grade"]
+
+
+def test_endless_loop_is_stopped_and_the_rest_graded(tmp_path):
+    """A ``cosine`` that never returns: the cell timeout stops it, the other exercises keep their points.
+
+    The course's timeout is 60 s per cell (``nbgrader_config.py``); this test uses 5 s so that it
+    is quick, which exercises the same mechanism (``Execute.timeout`` with
+    ``interrupt_on_timeout``).
+    """
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    if A not in nbt.discover_assignments():
+        pytest.skip(f"{A} is not in solutions/")
+    with nbt.offline_env(tmp_path):
+        root = nbt.make_course(tmp_path / "course", [A])
+        c = nbt.course_config(root)
+        assert c.Execute.timeout <= 120 and c.Execute.interrupt_on_timeout, "the course's timeout settings changed"
+        c.Execute.timeout = 5
+        api = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
+        nbt.generate_release(api, A)
+        nbt.submit(root, A, "endless", _replace(_full_submission(root), "cosine_solution", ENDLESS_COSINE))
+        with nbt.Stopwatch() as t:
+            result = api.autograde(A, "endless")
+        assert result["success"], result.get("error")
+        grades = _code(nbt.cell_scores(api.coursedir.db_url, A, "endless"))
+    assert grades["cosine_tests"]["score"] == 0.0
+    for gid in ("unit_rows_tests", "cosine_matrix_tests", "cosine_matrix_vectorised_tests"):
+        assert grades[gid]["score"] == EXERCISE_CELLS[gid], f"{gid} lost points after the endless cosine"
+    print(f"autograde with an endless loop took {t.wall:.1f} s")
+
+
+def test_same_submissions_same_grades_on_a_second_run(tmp_path):
+    """Randomness is seeded: grading a submission again gives identical cell scores.
+
+    Uses the permutation-test notebook (sampled p-values) with the correct answers and with each
+    of its mutants, autograded twice in separate runs.
+    """
+    a = "05_permutation_tests"
+    if a not in nbt.discover_assignments():
+        pytest.skip(f"{a} is not in solutions/")
+    runs = []
+    for k in range(2):
+        with nbt.offline_env(tmp_path / f"run{k}"):
+            root = nbt.make_course(tmp_path / f"run{k}" / "course", [a])
+            api = nbt.make_api(root)
+            nbt.generate_release(api, a)
+            names = nbt.notebook_names(a, root)
+            released = {n: nbt.read_nb(root / "notebooks" / a / f"{n}.ipynb") for n in names}
+            full = {n: nbt.fill_solutions(released[n], nbt.read_nb(root / "solutions" / a / f"{n}.ipynb")) for n in names}
+            students = {"full": full}
+            for i, m in enumerate(nbt.load_mutants(a)[:3]):
+                students[f"mutant{i}"] = nbt.apply_mutant(full, m)
+            for sid, nbs in students.items():
+                nbt.submit(root, a, sid, nbs)
+            scores, _ = nbt.autograde(root, a, list(students))
+        runs.append({s: {g: v["score"] for g, v in sc.items()} for s, sc in scores.items()})
+    assert runs[0] == runs[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Honest checks (static, every assignment)
+# ---------------------------------------------------------------------------------------------
+
+def _visible_part(source: str) -> str:
+    return source.split(nbt.BEGIN_HIDDEN)[0]
+
+
+def _hidden_part(source: str) -> str:
+    if nbt.BEGIN_HIDDEN not in source:
+        return ""
+    return source.split(nbt.BEGIN_HIDDEN, 1)[1].split(nbt.END_HIDDEN)[0]
+
+
+def test_no_notebook_claims_all_tests_passed(assignment):
+    pattern = re.compile(r"all (the )?(visible )?(tests|checks) (have )?passed|tests passed!", re.I)
+    for folder in (nbt.SOLUTIONS_DIR, nbt.RELEASE_DIR):
+        for path in sorted((folder / assignment).glob("*.ipynb")):
+            for k, cell in enumerate(nbt.read_nb(path).cells):
+                assert not pattern.search(cell.source), f"{path.relative_to(nbt.COURSE_ROOT)} cell {k} claims all tests passed"
+
+
+def test_every_visible_check_says_what_it_does_not_cover(assignment):
+    for name in nbt.notebook_names(assignment):
+        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{name}.ipynb")
+        for cell in nbt.test_cells(nb):
+            visible = _visible_part(cell.source)
+            prints = " ".join(re.findall(r"print\((.*?)\)\s*$", visible, flags=re.S | re.M)) or visible
+            assert "print(" in visible and re.search(r"\bnot\b|n't\b", prints), (
+                f"{name}.ipynb {nbt.grade_id(cell)}: the visible checks must end by printing what they do not cover")
+            assert nbt.BEGIN_HIDDEN in cell.source, f"{name}.ipynb {nbt.grade_id(cell)} has no hidden tests"
+
+
+def test_hidden_tests_never_reveal_expected_values_in_code(assignment):
+    for name in nbt.notebook_names(assignment):
+        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{name}.ipynb")
+        for cell in nbt.test_cells(nb):
+            hidden = _hidden_part(cell.source)
+            assert "reveal=True" not in hidden, f"{name}.ipynb {nbt.grade_id(cell)}: a hidden check uses reveal=True"
+            assert not re.search(r"np\.testing\.assert_|numpy\.testing\.assert_", hidden), (
+                f"{name}.ipynb {nbt.grade_id(cell)}: np.testing asserts print the expected value; use helpers.checks")
+
+
+_LONG_NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d{3,}")
+
+
+def test_hidden_failures_show_no_numbers(round_trip):
+    """When a known-wrong answer fails a *hidden* check, the message (shown in the feedback HTML)
+    contains no number with three or more decimals: neither the expected value nor a value that
+    could be compared with it. A failure is hidden when the cell's visible checks already printed
+    their closing sentence."""
+    checked = 0
+    for label, sid in round_trip.students.items():
+        if label in ("full", "untouched"):
+            continue
+        folder = round_trip.autograded / sid / round_trip.assignment
+        for name in nbt.notebook_names(round_trip.assignment):
+            for cell in nbt.test_cells(nbt.read_nb(folder / f"{name}.ipynb")):
+                stdout = "".join(o.get("text", "") for o in cell.outputs
+                                 if o.get("output_type") == "stream" and o.get("name") == "stdout")
+                errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+                if not errors or not re.search(r"\bnot\b", stdout):
+                    continue  # passed, or failed in the visible checks (which may show values)
+                checked += 1
+                message = errors[0].get("evalue", "")
+                assert not _LONG_NUMBER.search(message), (
+                    f"{label}: hidden check of {nbt.grade_id(cell)} shows a number: {message[:300]}")
+    print(f"{round_trip.assignment}: {checked} hidden-test failure message(s) checked")
