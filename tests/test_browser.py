@@ -4,7 +4,9 @@ What a student and an instructor would see, checked in headless Debian Chromium 
 
 1. JupyterLab is started from a temporary copy of the course root, on 127.0.0.1 and a free port, with a
    token chosen here, no browser, and nothing that reaches the network (no news feed, no update check,
-   read-only extension manager).
+   read-only extension manager). The server and its kernels run with ``nbgrader_tools.offline_env``
+   (connections off loopback refused and logged); the browser's requests off loopback are refused and
+   recorded. Both lists must be empty at the end.
 2. The released notebook ``notebooks/01_cosine/01_cosine.ipynb`` with the solutions of
    ``solutions/01_cosine`` filled in (a correct submission) is opened, Run > Run All Cells is clicked,
    and the test waits until every code cell has run and the kernel is idle. No cell may show an error
@@ -13,7 +15,8 @@ What a student and an instructor would see, checked in headless Debian Chromium 
    output.
 3. The nbgrader formgrader page (``/formgrader``) must list every assignment in ``solutions/``.
 
-Screenshots go to ``test-artifacts/browser/`` (gitignored), with the server's log.
+Screenshots go to ``test-artifacts/browser/`` (gitignored), with the server's log. About 30-60 s here;
+every wait is bounded (server 60 s, kernel 60 s, Run All 90 s, each page element 30 s).
 
 Needs Debian's Chromium (``apt-get install -y chromium``) and Playwright for Python (in
 requirements.txt). Playwright's own browser download (``playwright install``) is never used.
@@ -218,6 +221,17 @@ def browser_context(tmp_path_factory):
             str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
             viewport={"width": 1400, "height": 1000}, timeout=60_000)
         context.set_default_timeout(UI_TIMEOUT_MS)
+        context.external_requests = []
+
+        def _loopback_only(route):
+            url = route.request.url
+            if re.match(r"^(https?|wss?)://(127\.0\.0\.1|localhost)(:\d+)?/", url) or not re.match(r"^\w+://", url):
+                route.continue_()
+            else:  # the page must not reach the network: refuse and remember
+                context.external_requests.append(url)
+                route.abort()
+
+        context.route("**/*", _loopback_only)
         yield context
     finally:
         if context is not None:
@@ -234,15 +248,22 @@ def _shot(page, name: str, **kw) -> Path:
     return path
 
 
-def _accept_kernel_dialog(page, wait_s: float = 3) -> None:
-    """If JupyterLab asks which kernel to start (it may, while the kernel specs load), take the preferred one."""
+def _wait_kernel_ready(page, lab: LabServer, timeout: float = 60) -> None:
+    """Until the notebook's kernel runs and is idle. If JupyterLab asks which kernel to start (it may,
+    while the kernel specs load), the preferred one is taken, as a person would."""
     dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
-    try:
-        dialog.wait_for(timeout=wait_s * 1000)
-    except Exception:  # noqa: BLE001 - no dialog: the kernel was started directly
-        return
-    dialog.locator("button.jp-mod-accept").click()
-    dialog.wait_for(state="detached")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if dialog.count() and dialog.first.is_visible():
+            dialog.locator("button.jp-mod-accept").click()
+        status = page.evaluate(
+            "() => { const e = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');"
+            " return e ? e.getAttribute('data-status') : null; }")
+        if status == "idle" and [k for k in lab.api("/api/kernels") if k["execution_state"] == "idle"]:
+            return
+        page.wait_for_timeout(500)  # not time.sleep: Playwright handles routed requests only inside its calls
+    _shot(page, "00_no_kernel.png")
+    pytest.fail(f"no idle kernel for the notebook within {timeout:.0f} s:\n{lab.log_tail()}")
 
 
 def _prompts(page) -> list[str]:
@@ -267,7 +288,7 @@ def _wait_all_run(page, lab: LabServer, n_code: int) -> list[str]:
         if idle and "[*]:" not in prompts and any(re.fullmatch(r"\[\d+\]:", p) for p in prompts) \
                 and time.monotonic() - since > 3:
             return prompts  # stopped early: the checks below say why
-        time.sleep(0.5)
+        page.wait_for_timeout(500)
     _shot(page, "01_timeout.png")
     pytest.fail(f"Run All Cells did not finish in {RUN_ALL_TIMEOUT} s: prompts {last}, kernels {state}")
 
@@ -282,10 +303,7 @@ def test_run_all_cells_and_formgrader(lab, browser_context):
     # ---- JupyterLab: open the notebook, wait for the kernel
     page.goto(f"{lab.url}/lab/tree/{nb_path}?token={lab.token}", wait_until="domcontentloaded")
     page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell").first.wait_for()
-    _accept_kernel_dialog(page)
-    page.wait_for_function(
-        "() => { const e = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');"
-        " return e && e.getAttribute('data-status') === 'idle'; }", timeout=60_000)
+    _wait_kernel_ready(page, lab)
     _shot(page, "00_opened.png")
 
     # ---- Run > Run All Cells, as a person would
@@ -329,15 +347,16 @@ def test_run_all_cells_and_formgrader(lab, browser_context):
         path=str(ARTIFACTS / "03_figure_cell.png"))
 
     # ---- the saved notebook agrees: no error output in any cell (File > Save)
-    page.locator(".jp-NotebookPanel .jp-Notebook").click(position={"x": 5, "y": 5})
-    page.keyboard.press("Control+s")
+    page.locator(".lm-MenuBar-item", has_text=re.compile(r"^File$")).click()
+    page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
+                 has_text=re.compile(r"^Save Notebook$")).click()
     deadline = time.monotonic() + 15
     while True:
         saved = lab.api(f"/api/contents/{nb_path}?content=1")["content"]
         counts = [c.get("execution_count") for c in saved["cells"] if c["cell_type"] == "code"]
         if all(counts) or time.monotonic() > deadline:
             break
-        time.sleep(0.5)
+        page.wait_for_timeout(500)
     assert all(counts), f"the saved notebook has cells that did not run: {counts}"
     saved_errors = [f"{o.get('ename')}: {o.get('evalue')}" for c in saved["cells"] if c["cell_type"] == "code"
                     for o in c.get("outputs", []) if o.get("output_type") == "error"]
@@ -355,6 +374,8 @@ def test_run_all_cells_and_formgrader(lab, browser_context):
     assert not missing, f"formgrader does not list {missing}; rows: {rows.all_inner_texts()}"
     page.close()
 
-    # ---- nothing in the server or the kernel tried to reach the network
+    # ---- nothing in the browser, the server or the kernel tried to reach the network
+    assert not browser_context.external_requests, (
+        f"the pages requested non-local addresses (refused): {browser_context.external_requests}")
     attempts = lab.network_log.read_text().strip()
     assert not attempts, f"connections to non-local addresses were attempted (and refused):\n{attempts}"
