@@ -94,10 +94,10 @@ def format_report(doc: dict) -> str:
     lines = [f"Embedding: {doc['embedding']}",
              f"Permutations per sampled test: {doc['permutations']:,}; seed {doc['seed']}; std ddof={doc['std_ddof']}",
              "", "Table 1: WEAT effect sizes d and one-sided p-values",
-             f"{'#':>2}  {'targets':<56} {'N_T':>4}  {'paper d':>7} {'ours d':>7}  {'paper P':>7} {'ours p':>8} {'method':<8} missing"]
+             f"{'#':>2}  {'targets':<56} {'N_T':>4} {'N_A':>4}  {'paper d':>7} {'ours d':>7}  {'paper P':>7} {'ours p':>8} {'method':<8} missing"]
     for w in doc["weat"]:
         targets = f"{w['target_x']} vs. {w['target_y']}".replace("European-American", "Eur.-Am.").replace("African-American", "Afr.-Am.")[:56]
-        lines.append(f"{w['id']:>2}  {targets:<56} {w['n_target']:>4}  {w['paper_effect_size']:>7.2f} "
+        lines.append(f"{w['id']:>2}  {targets:<56} {w['n_target']:>4} {str(w['n_attribute']):>4}  {w['paper_effect_size']:>7.2f} "
                      f"{w['effect_size']:>7.2f}  {_fmt_p(w['paper_p_value']):>7} {_fmt_p(w['p_value']):>8} "
                      f"{w['p_method']:<8} {', '.join(w['missing']) or '-'}")
     lines += ["", "WEFAT: Pearson correlation of the association with female terms and the real-world share",
