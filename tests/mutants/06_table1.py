@@ -151,4 +151,32 @@ def table1_rows(kv, *, seed=0, n_resamples=20_000):
 ''',
         "fails": ["table1_rows_tests"],
     },
+    {
+        "name": "in_vocabulary that imports the reference lookup inside the function (invisible to check_own_work)",
+        "cell": "in_vocabulary",
+        "source": '''def in_vocabulary(kv, words):
+    from helpers.embeddings import lookup
+    if isinstance(words, str):
+        raise TypeError("words must be a list")
+    res = lookup(kv, list(words), case="lower")
+    return res.words, res.missing
+''',
+        "fails": ["in_vocabulary_tests"],
+    },
+    {
+        "name": "apply_oov_rule that imports the reference trim_to_equal inside the function",
+        "cell": "apply_oov_rule",
+        "source": '''def apply_oov_rule(kv, X, Y, rng):
+    from helpers.weat import trim_to_equal
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a Generator")
+    x, missing_x = in_vocabulary(kv, X)
+    y, missing_y = in_vocabulary(kv, Y)
+    if not x or not y:
+        raise ValueError("empty target set")
+    x, y, dropped = trim_to_equal(x, y, rng)
+    return x, y, missing_x + missing_y, dropped
+''',
+        "fails": ["apply_oov_rule_tests"],
+    },
 ]

@@ -177,4 +177,31 @@ def wefat_score(W, A, B, ddof=1):
 ''',
         "fails": ["wefat_correlation_tests"],
     },
+    {
+        "name": "WEFAT score that imports the reference wefat_association inside the function",
+        "cell": "wefat_score",
+        "source": '''def wefat_score(W, A, B, ddof=1):
+    import helpers.statistics as h
+    W = np.asarray(W, dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] == 0 or np.asarray(A).shape[0] == 0:
+        raise ValueError("need 2-D arrays with rows")
+    return np.atleast_1d(h.wefat_association(W, A, B, ddof=ddof))
+''',
+        "fails": ["wefat_score_tests"],
+    },
+    {
+        "name": "name-likeness filter that imports the reference name_likeness inside the function",
+        "cell": "drop_least_namelike",
+        "source": '''def drop_least_namelike(words, vectors, fraction=0.2):
+    from helpers.wefat import name_likeness
+    words = list(words)
+    V = np.asarray(vectors, dtype=np.float64)
+    if not 0 <= fraction < 1 or not words or V.ndim != 2 or V.shape[0] != len(words):
+        raise ValueError("bad input")
+    k = int(np.floor(fraction * len(words)))
+    drop = set(np.argsort(name_likeness(V), kind="stable")[:k].tolist())
+    return [w for i, w in enumerate(words) if i not in drop], [w for i, w in enumerate(words) if i in drop]
+''',
+        "fails": ["drop_least_namelike_tests"],
+    },
 ]
