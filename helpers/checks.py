@@ -40,6 +40,11 @@ def check_shape(value, shape: tuple, what: str):
     assert arr.shape == tuple(shape), f"{what} should have shape {tuple(shape)}, but it has shape {arr.shape}."
 
 
+def _show(x: np.ndarray) -> str:
+    """A value for a message: scalars as ``0.707107`` (never ``1.``), arrays by NumPy."""
+    return format(float(x), ".6g") if x.ndim == 0 else np.array2string(x, precision=6)
+
+
 def check_close(actual, expected, what: str, *, rtol: float = 1e-6, atol: float = 1e-9, reveal: bool = False,
                 hint: str = ""):
     """Assert ``actual`` is finite and close to ``expected``; the message shows the expected value only if ``reveal``."""
@@ -50,7 +55,7 @@ def check_close(actual, expected, what: str, *, rtol: float = 1e-6, atol: float 
     if not np.allclose(a, e, rtol=rtol, atol=atol):
         msg = f"{what} is not correct"
         if reveal:
-            msg += f": expected {np.array2string(e, precision=6)}, got {np.array2string(a, precision=6)}"
+            msg += f": expected {_show(e)}, got {_show(a)}"
         raise AssertionError(msg + (f". {hint}" if hint else "."))
 
 
