@@ -343,8 +343,8 @@ def test_run_all_cells_and_formgrader(lab, browser_context):
     first.scroll_into_view_if_needed()
     page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=first.element_handle())
     _shot(page, "03_figure.png")
-    first.locator("xpath=ancestor::*[contains(@class,'jp-Cell')][1]").screenshot(
-        path=str(ARTIFACTS / "03_figure_cell.png"))
+    first.locator("xpath=ancestor::*[contains(concat(' ', @class, ' '), ' jp-CodeCell ')][1]").screenshot(
+        path=str(ARTIFACTS / "03_figure_cell.png"))  # the cell: its code and the figure
 
     # ---- the saved notebook agrees: no error output in any cell (File > Save)
     page.locator(".lm-MenuBar-item", has_text=re.compile(r"^File$")).click()
