@@ -55,14 +55,21 @@ import nbgrader_tools as tools  # noqa: E402  (shared helpers of the nbgrader te
 
 # --------------------------------------------------------------------------- what is needed, or skip
 
+def _skip(reason: str):
+    """Skip, unless COURSE_TEST_BROWSER_REQUIRED=1 (set by .ci/run): then a missing browser fails."""
+    if os.environ.get("COURSE_TEST_BROWSER_REQUIRED") == "1":
+        pytest.fail(f"COURSE_TEST_BROWSER_REQUIRED=1 but {reason}")
+    pytest.skip(reason)
+
+
 def _require_browser():
     if not Path(CHROMIUM).is_file() or not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no Chromium at {CHROMIUM}: as root, `DEBIAN_FRONTEND=noninteractive apt-get install -y "
+        _skip(f"no Chromium at {CHROMIUM}: as root, `DEBIAN_FRONTEND=noninteractive apt-get install -y "
                     f"chromium` (Debian's; never `playwright install`), or set COURSE_TEST_CHROMIUM")
     try:
         from playwright.sync_api import sync_playwright  # noqa: F401
     except ImportError as exc:
-        pytest.skip(f"playwright is not importable ({exc}): `pip install -r requirements.txt` "
+        _skip(f"playwright is not importable ({exc}): `pip install -r requirements.txt` "
                     f"(pip install playwright; do NOT run `playwright install`, Debian's Chromium is used)")
 
 
