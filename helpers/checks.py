@@ -73,41 +73,53 @@ def check_raises(func, exc_types, what: str):
 def reference_calls(func, names=None, _seen=None) -> list[str]:
     """Names of ``helpers`` functions that ``func`` uses, directly or through functions it calls.
 
-    Follows the global names a function's code refers to (and the code of nested functions),
-    recursing into the student's own functions. ``names`` restricts the answer to helpers
-    functions with those names (e.g. ``("cosine",)``). Used to check that an exercise is the
-    student's own work rather than a call to the course's reference implementation.
+    Reads the bytecode: a global name that is a ``helpers`` function counts, and so does an
+    attribute chain that starts at a ``helpers`` module (``helpers.statistics.cosine``,
+    ``st.cosine``); attribute names elsewhere (``kv.vectors``) do not. Nested functions are read
+    too, and the student's own functions are followed recursively. A function that *is* a
+    ``helpers`` function (``from helpers.statistics import cosine`` as the answer) counts as well.
+    ``names`` restricts the answer to helpers functions with those names (e.g. ``("cosine",)``).
+    Used to check that an exercise is the student's own work rather than the course's reference.
     """
+    import dis
     import types
 
+    def in_helpers(obj) -> bool:
+        mod = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None)
+        return isinstance(mod, str) and (mod == "helpers" or mod.startswith("helpers."))
+
+    def wanted(name: str) -> bool:
+        return names is None or name in names
+
     seen = _seen if _seen is not None else set()
-    found: list[str] = []
-    own_module = getattr(func, "__module__", None) or ""
-    if callable(func) and own_module.startswith("helpers") and _seen is None:
-        # the answer *is* a course function, e.g. `from helpers.statistics import cosine`: whatever
-        # its name, it is not the student's own work
-        return [f"{own_module}.{getattr(func, '__name__', '?')}"]
+    if _seen is None and callable(func) and not isinstance(func, types.ModuleType) and in_helpers(func):
+        # the answer *is* a course function: whatever its name, it is not the student's own work
+        return [f"{func.__module__}.{getattr(func, '__name__', '?')}"]
     if not isinstance(func, types.FunctionType) or id(func) in seen:
-        return found
+        return []
     seen.add(id(func))
+    found: list[str] = []
     codes = [func.__code__]
     while codes:
         code = codes.pop()
         codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-        for name in code.co_names:
-            obj = func.__globals__.get(name)
+        ins = list(dis.get_instructions(code))
+        for i, op in enumerate(ins):
+            if op.opname not in ("LOAD_GLOBAL", "LOAD_NAME"):
+                continue
+            obj = func.__globals__.get(op.argval, getattr(func.__globals__.get("__builtins__"), op.argval, None))
             if obj is None:
                 continue
-            module = getattr(obj, "__module__", None) or getattr(obj, "__name__", "")
-            if isinstance(obj, types.ModuleType) and obj.__name__.startswith("helpers"):
-                # e.g. `helpers.statistics.cosine(...)` or `st.cosine(...)`: check the attributes used
-                for attr in code.co_names:
-                    target = getattr(obj, attr, None)
-                    if callable(target) and (names is None or attr in names):
-                        found.append(f"{obj.__name__}.{attr}")
-            elif module.startswith("helpers") and callable(obj):
-                if names is None or getattr(obj, "__name__", name) in names:
-                    found.append(f"{module}.{getattr(obj, '__name__', name)}")
+            if isinstance(obj, types.ModuleType) and in_helpers(obj):
+                j = i + 1  # follow helpers.statistics.cosine / st.cosine
+                while j < len(ins) and ins[j].opname in ("LOAD_ATTR", "LOAD_METHOD") and isinstance(obj, types.ModuleType):
+                    obj = getattr(obj, ins[j].argval, None)
+                    j += 1
+                if callable(obj) and not isinstance(obj, types.ModuleType) and in_helpers(obj) and wanted(obj.__name__):
+                    found.append(f"{obj.__module__}.{obj.__name__}")
+            elif callable(obj) and in_helpers(obj):
+                if wanted(getattr(obj, "__name__", op.argval)):
+                    found.append(f"{obj.__module__}.{getattr(obj, '__name__', op.argval)}")
             elif isinstance(obj, types.FunctionType):
                 found += reference_calls(obj, names, seen)
     return sorted(set(found))

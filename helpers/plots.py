@@ -83,13 +83,18 @@ def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Seque
                   xlabel: str = "women among workers in the occupation (%)",
                   ylabel: str = "association with female rather than male terms\n(normalised WEFAT score)",
                   title: str = "WEFAT", annotate: bool = True, ax=None):
-    """Scatter of a real-world property against the WEFAT score with a least-squares line."""
+    """Scatter of a real-world property (x) against the WEFAT score (y), with the least-squares line of y on x.
+
+    The line drawn is the fit of the score on the property, the natural line for this picture;
+    the paper's regression (and ``WefatResult.slope``) predicts the property from the score
+    instead. Both share Pearson's r, which the legend shows.
+    """
     ax = _ax(ax, (7, 5))
     x, y = np.asarray(values, float), np.asarray(scores, float)
     ax.scatter(x, y, color="tab:purple", s=18, zorder=3)
     slope, icpt = np.polyfit(x, y, 1)
     xs = np.array([x.min(), x.max()])
-    lab = "least-squares line"
+    lab = "least-squares line of the score on x"
     if pearson_r is not None:
         lab += f" (r = {pearson_r:.2f}" + (f", p = {p_value:.1e}" if p_value is not None else "") + ")"
     ax.plot(xs, slope * xs + icpt, color="black", linewidth=1.2, label=lab)
