@@ -6,7 +6,7 @@ For each ``solutions/<assignment>/`` (found automatically; see ``conftest.py``):
    is 0 even when tests fail) and runs top to bottom in under 60 s without network;
 2. ``notebooks/<assignment>/`` is byte-identical to a fresh ``generate_assignment``;
 3. the released notebook fails every one of its autograded tests (read from the autograded
-   untouched release, which is equivalent to ``Validator(invert=True)``);
+   untouched release, which is equivalent to ``Validator(invert=True)``, and saves a run);
 4. round trip with a gradebook: the solutions filled into the release autograde to full code
    marks, the untouched release to 0, and every mutant of ``tests/mutants/<assignment>.py``
    loses exactly the test cells listed in its ``fails``;
@@ -71,14 +71,13 @@ def test_release_is_generated_from_solutions(assignment, release):
 # 3 ------------------------------------------------------------------------------------------
 
 def test_release_fails_its_tests(round_trip, assignment):
-    """The committed release, autograded untouched, fails every autograded test cell.
+    """The release, autograded untouched, fails every autograded test cell.
 
     Equivalent to ``Validator(invert=True)`` on every released notebook (a cell "passes" when it
     scores its maximum), but read from the autograding run the round trip makes anyway, which
-    saves one execution of each notebook.
+    saves one execution of each notebook. The release graded is the fresh one; test 2 checks
+    that ``notebooks/`` is byte-identical to it.
     """
-    if not (nbt.RELEASE_DIR / assignment).is_dir():
-        pytest.fail(f"notebooks/{assignment}/ is missing")
     grades = _code_grades(round_trip.scores[nbt.UNTOUCHED])
     assert grades, f"{assignment} has no autograded test cells"
     passing = sorted(gid for gid, g in grades.items() if g["score"] >= g["max_score"])
@@ -114,7 +113,10 @@ def test_mutants_are_declared(assignment):
 
 
 def test_mutant_loses_exactly_its_cells(round_trip, mutant):
-    m = next(m for m in round_trip.mutants if m["name"] == mutant)
+    found = [m for m in round_trip.mutants if m["name"] == mutant]
+    if not found:
+        pytest.fail(f"{round_trip.assignment}: mutant {mutant}")
+    m = found[0]
     grades = _code_grades(round_trip.scores[round_trip.students[mutant]])
     unknown = set(m["fails"]) - set(grades)
     assert not unknown, f"mutant {mutant!r}: 'fails' names {sorted(unknown)}, which are not autograded test cells"
@@ -166,6 +168,13 @@ def test_grade_ids_unique_and_descriptive(assignment):
             if meta.get("grade") and cell.cell_type == "code":
                 assert meta.get("locked") and meta.get("points", 0) > 0, f"{name}.ipynb {gid}: a test cell must be locked and have points"
             ids.append(gid)
+        released = nbt.RELEASE_DIR / assignment / f"{name}.ipynb"
+        for label, book in [("solutions", nb)] + ([("notebooks", nbt.read_nb(released))] if released.is_file() else []):
+            # with OverwriteCells.add_missing_cells, nbgrader's autograde stops with KeyError: 'grade_id'
+            # on a submitted cell that has nbgrader metadata but no grade_id
+            bare = [k for k, c in enumerate(book.cells) if "nbgrader" in c.metadata and not nbt.grade_id(c)]
+            assert not bare, (f"{label}/{assignment}/{name}.ipynb cells {bare} have nbgrader metadata without a "
+                              "grade_id; nbgrader cannot autograde such a notebook (remove the metadata or add an id)")
         dupes = sorted({g for g in ids if ids.count(g) > 1})
         assert not dupes, f"{name}.ipynb: grade_ids used more than once: {dupes}"
         assert nb.metadata.get("kernelspec", {}).get("name") == "python3", f"{name}.ipynb: kernel should be python3"
