@@ -9,7 +9,6 @@ c.CourseDirectory.release_directory = "notebooks"  # generated student versions 
 c.ExecutePreprocessor.kernel_name = "python3"
 c.Execute.timeout = 60          # seconds per cell: an endless loop ends here, the rest is still graded
 c.Execute.interrupt_on_timeout = True
-c.Execute.allow_errors = True
 
 # a student who deletes a graded cell gets it back (and graded) instead of "needs manual grading"
 c.OverwriteCells.add_missing_cells = True

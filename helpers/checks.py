@@ -104,6 +104,19 @@ def reference_calls(func, names=None, _seen=None) -> list[str]:
         code = codes.pop()
         codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
         ins = list(dis.get_instructions(code))
+        if any(op.opname == "IMPORT_NAME" and str(op.argval).split(".")[0] == "helpers" for op in ins):
+            # `import helpers.statistics` or `from helpers.statistics import cosine` inside the
+            # function: every imported or attribute name that is a helpers function counts
+            import sys as _sys
+
+            modules = [m for k, m in list(_sys.modules.items()) if k == "helpers" or k.startswith("helpers.")]
+            for op in ins:
+                if op.opname in ("IMPORT_FROM", "LOAD_ATTR", "LOAD_METHOD") and wanted(str(op.argval)):
+                    for m in modules:
+                        obj = getattr(m, str(op.argval), None)
+                        if callable(obj) and not isinstance(obj, types.ModuleType) and in_helpers(obj):
+                            found.append(f"{obj.__module__}.{obj.__name__}")
+                            break
         for i, op in enumerate(ins):
             if op.opname not in ("LOAD_GLOBAL", "LOAD_NAME"):
                 continue

@@ -35,6 +35,16 @@ def via_closure(u, v):
     return inner()
 
 
+def import_inside(u, v):
+    import helpers.statistics
+    return helpers.statistics.cosine(u, v)
+
+
+def from_import_inside(u, v):
+    from helpers.statistics import cosine as c
+    return c(u, v)
+
+
 def attribute_named_like_helpers(kv):
     return kv.vectors[:3], kv.cosine
 
@@ -49,6 +59,8 @@ def own_work(u, v):
     (via_full_path, ["helpers.statistics.cosine"]),
     (via_my_helper, ["helpers.statistics.cosine"]),
     (via_closure, ["helpers.statistics.association"]),
+    (import_inside, ["helpers.statistics.cosine"]),
+    (from_import_inside, ["helpers.statistics.cosine"]),
     (imported_cosine, ["helpers.statistics.cosine"]),  # the answer *is* the reference
     (attribute_named_like_helpers, []),  # kv.vectors is not helpers.embeddings.vectors
     (own_work, []),
