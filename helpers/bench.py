@@ -887,7 +887,7 @@ def bench_scaling(quick: bool, kv, rows: list[Row], extra: dict) -> None:
                            "unchunked_keys_mb": unchunked}
     rows.append(Row("Scaling", "10^7 permutations: peak traced memory", peak / MB, "unchunked key matrix",
                     unchunked, "bounded by chunking", peak / MB < 0.1 * unchunked, unit="MB",
-                    note=(f"the returned null distribution alone is {out_mb:.0f} MB (x2 while 2*sums-total is formed); "
+                    note=(f"the returned null distribution is {out_mb:.0f} MB, the rest is one chunk's working set; "
                           f"proposed sampler's peak {peak_new / MB:.0f} MB")))
 
 
