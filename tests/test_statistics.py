@@ -729,3 +729,18 @@ def test_wefat_names_on_glove_after_namelike_filter(kv):
     sim = U @ c / np.linalg.norm(c)
     least = {names[i] for i in np.argsort(sim)[:10]}
     assert least == set(res.filtered_words)
+
+
+def test_sampled_splits_are_uniform_over_all_subsets():
+    """Selection sampling picks every k-subset with probability 1/C(m, k): with powers of two as
+    scores every subset has its own sum, so the frequencies of the 20 subsets of 3 out of 6 can be
+    tested against the uniform distribution (chi-square; a biased sampler gives p ~ 0)."""
+    from scipy.stats import chisquare
+
+    from helpers.statistics import _sampled_subset_sums
+
+    sums = _sampled_subset_sums(2.0 ** np.arange(6), 3, 200_000, np.random.default_rng(2024))
+    values, counts = np.unique(sums, return_counts=True)
+    assert len(values) == 20  # every one of the C(6, 3) subsets occurs, and nothing else
+    assert set(np.round(values).astype(int)) == {sum(1 << i for i in c) for c in itertools.combinations(range(6), 3)}
+    assert chisquare(counts).pvalue > 1e-3
