@@ -18,6 +18,7 @@ contain human-like biases", Science 356, 183-186 (2017); long draft arXiv:1608.0
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from math import comb
 
@@ -38,6 +39,8 @@ EXACT_MAX_SPLITS = comb(26, 13)
 #: splits already need over a gigabyte); the error says to sample instead.
 EXACT_HARD_LIMIT = comb(30, 15)
 ALTERNATIVES = ("greater", "less", "two-sided")
+#: Sampled tests with at least this many splits show a progress bar by default (about 1 s here).
+PROGRESS_MIN_RESAMPLES = 5_000_000
 
 
 # ---------------------------------------------------------------------------------------------
@@ -288,7 +291,7 @@ def _all_subset_sums(s: np.ndarray, k: int) -> np.ndarray:
 
 
 def _sampled_subset_sums(s: np.ndarray, k: int, n_resamples: int, rng: np.random.Generator,
-                         chunk: int = 65_536) -> np.ndarray:
+                         chunk: int = 65_536, progress: bool = False) -> np.ndarray:
     """Sums of ``n_resamples`` uniformly random k-subsets of ``s`` (without replacement).
 
     Selection sampling (Knuth, TAOCP vol. 2, 3.4.2, Algorithm S), vectorised over the rows of a
@@ -300,7 +303,12 @@ def _sampled_subset_sums(s: np.ndarray, k: int, n_resamples: int, rng: np.random
     m = len(s)
     dt = np.uint16 if m <= 65_535 else np.uint32
     out = np.empty(n_resamples)
-    for start in range(0, n_resamples, chunk):
+    starts = range(0, n_resamples, chunk)
+    if progress:
+        from tqdm.auto import tqdm
+
+        starts = tqdm(starts, desc="Permutations", unit=" chunk", total=len(starts))
+    for start in starts:
         rows = min(chunk, n_resamples - start)
         need = np.full(rows, k, dtype=dt)
         take = np.empty(rows, dtype=bool)
@@ -326,7 +334,7 @@ def _count_extreme(null: np.ndarray, observed: float, alternative: str, tol: flo
 
 def permutation_test(
     sx, sy, *, alternative: str = "greater", method: str = "auto", n_resamples: int = 100_000,
-    rng=None, exact_max_splits: int = EXACT_MAX_SPLITS,
+    rng=None, exact_max_splits: int = EXACT_MAX_SPLITS, progress: bool | None = None,
 ) -> PermutationResult:
     r"""Permutation test of the WEAT statistic on per-word associations (Caliskan et al. 2017).
 
@@ -366,6 +374,10 @@ def permutation_test(
     n_resamples : number of sampled splits (``"sampled"``/``"normal"``).
     rng : seed or ``numpy.random.Generator``; the only source of randomness.
     exact_max_splits : the ``"auto"`` threshold.
+    progress : show a progress bar while sampling. ``None`` (default): only for at least
+        ``PROGRESS_MIN_RESAMPLES`` splits (about a second of work) and never while nbgrader runs
+        the notebook (``NBGRADER_EXECUTION`` is set), because a test cell that writes to stderr
+        scores 0.
 
     Returns
     -------
@@ -416,7 +428,9 @@ def permutation_test(
         return PermutationResult(observed, k / null.size, null, "exact", int(null.size), alternative)
 
     gen = _resolve_rng(rng)
-    null = 2.0 * _sampled_subset_sums(pooled, n, n_resamples, gen) - total
+    if progress is None:
+        progress = n_resamples >= PROGRESS_MIN_RESAMPLES and not os.environ.get("NBGRADER_EXECUTION")
+    null = 2.0 * _sampled_subset_sums(pooled, n, n_resamples, gen, progress=progress) - total
     if method == "sampled":
         k = _count_extreme(null, observed, alternative, tol)
         return PermutationResult(observed, (k + 1) / (n_resamples + 1), null, "sampled", n_resamples, alternative)

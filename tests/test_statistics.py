@@ -744,3 +744,23 @@ def test_sampled_splits_are_uniform_over_all_subsets():
     assert len(values) == 20  # every one of the C(6, 3) subsets occurs, and nothing else
     assert set(np.round(values).astype(int)) == {sum(1 << i for i in c) for c in itertools.combinations(range(6), 3)}
     assert chisquare(counts).pvalue > 1e-3
+
+
+def test_progress_bar_only_when_long_and_never_under_nbgrader(capfd, monkeypatch):
+    """A bar on stderr for long sampled tests, but never while nbgrader runs a notebook (a test cell
+    that writes to stderr scores 0)."""
+    import helpers.statistics as hs
+
+    sx, sy = np.arange(10.0), np.arange(10.0) + 0.5
+    monkeypatch.setattr(hs, "PROGRESS_MIN_RESAMPLES", 1000)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    hs.permutation_test(sx, sy, method="sampled", n_resamples=999, rng=0)
+    assert capfd.readouterr().err == ""  # below the threshold
+    hs.permutation_test(sx, sy, method="sampled", n_resamples=2000, rng=0)
+    assert "Permutations" in capfd.readouterr().err
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    hs.permutation_test(sx, sy, method="sampled", n_resamples=2000, rng=0)
+    assert capfd.readouterr().err == ""
+    a = hs.permutation_test(sx, sy, method="sampled", n_resamples=2000, rng=0, progress=True)
+    b = hs.permutation_test(sx, sy, method="sampled", n_resamples=2000, rng=0, progress=False)
+    assert "Permutations" in capfd.readouterr().err and a.pvalue == b.pvalue  # the bar changes nothing else
