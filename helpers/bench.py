@@ -9,16 +9,19 @@ Sections
 
 1. Monte Carlo permutation p-value, 25 + 25 targets (the WEAT 2 scores on the default embedding):
    ``helpers.statistics.permutation_test`` against ``scipy.stats.permutation_test(...,
-   vectorized=True)`` at 10^5 resamples, 10^6 permutations against a 0.6 s budget, and two Python
+   vectorized=True)`` at 10^5 resamples, 10^6 permutations against a 0.6 s budget, two Python
    loop references (one permutation per iteration; run with a small count and scaled per
    permutation): the statistic recomputed from the word vectors every iteration, the design of
-   the permutation test of WEFE 1.0.1, and a loop over precomputed per-word scores.
-2. Exact enumeration, 8 + 8 (12,870 splits; the WEAT 7 scores) against scipy's exact mode, and
-   the set size up to which enumeration stays under one second, which fixes the exact/sampled
-   threshold ``helpers.statistics.EXACT_MAX_SPLITS``.
+   the permutation test of WEFE 1.0.1, and a loop over precomputed per-word scores; and the
+   course's sampler (selection sampling) against the previous design (partition keys), with a
+   chi-square check that both draw every subset equally often.
+2. Exact enumeration, 8 + 8 (12,870 splits; the WEAT 7 scores) against scipy's exact mode; the
+   course's meet-in-the-middle enumeration against the previous dynamic programme; and the set
+   size up to which enumeration stays under one second, with the memory it needs, which together
+   fix the exact/sampled threshold ``helpers.statistics.EXACT_MAX_SPLITS``.
 3. Embeddings, each in a fresh interpreter (``load_default`` is cached per process): import time,
    loading GloVe 6B 50d, resident memory after loading and running a WEAT against the baseline of
-   python + imports; converting the same 400,000 words written out as a GloVe text file (progress
+   python + imports (also with pyarrow's memory pool released after loading); converting the same 400,000 words written out as a GloVe text file (progress
    bar, time) and reloading the converted file.
 4. ``python -m helpers replicate`` (10^5 permutations per sampled test), wall time of a subprocess.
 5. The solution notebooks ``solutions/*/*.ipynb`` that exist, each executed with nbclient in a
@@ -27,10 +30,12 @@ Sections
 6. Scaling of the permutation test with the number of permutations (10^4..10^7) and with the set
    size (8..64 per set), and its memory for 10^7 permutations (tracemalloc).
 
-Two candidate implementations live here, clearly apart from the course code, so that their
-speed-ups can be reproduced: selection sampling for the Monte Carlo splits
-(:func:`proposed_sampled_subset_sums`) and meet-in-the-middle enumeration for the exact test
-(:func:`proposed_all_subset_sums`). The course does not use them.
+The course's implementations are measured from ``helpers.statistics`` (``_sampled_subset_sums``:
+selection sampling; ``_all_subset_sums``: meet in the middle). The designs they replaced live here
+as reference implementations, clearly apart from the course code, so that every run shows the
+gain of the chosen design in the same process: :func:`previous_sampled_subset_sums` (random keys
+and a partial sort) and :func:`previous_all_subset_sums` (a dynamic programme over the items).
+The course does not use them.
 
 Timings use ``time.perf_counter`` and keep the best of several repeats; other jobs on the machine
 slow single runs down, so the load average is printed at the start and at the end. ``--quick``
@@ -54,7 +59,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["main", "Row", "proposed_sampled_subset_sums", "proposed_all_subset_sums"]
+__all__ = ["main", "Row", "previous_sampled_subset_sums", "previous_all_subset_sums"]
 
 ROOT = Path(__file__).resolve().parent.parent  # the course root (this package is installed editable)
 MB = 1e6  # decimal megabytes, as in "80 MB of vectors" (400,000 x 50 x 4 bytes)
@@ -193,71 +198,48 @@ def loadavg() -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Candidate implementations (not used by the course; measured here)
+# Previous designs (replaced in helpers.statistics; kept here as references, not used by the course)
 # ---------------------------------------------------------------------------------------------
 
-def proposed_sampled_subset_sums(s, k: int, n_resamples: int, rng: np.random.Generator,
-                                 chunk: int = 65_536) -> np.ndarray:
-    """Sums of ``n_resamples`` uniformly random k-subsets of ``s`` by selection sampling.
+def previous_sampled_subset_sums(s, k: int, n_resamples: int, rng: np.random.Generator,
+                                 chunk: int = 50_000) -> np.ndarray:
+    """Sums of ``n_resamples`` uniformly random k-subsets of ``s``: the course's sampler before
+    selection sampling (``helpers.statistics`` up to commit d5c0061).
 
-    Knuth's Algorithm S (TAOCP vol. 2, 3.4.2), vectorised over the rows of a chunk: item i joins
-    a row's subset with probability (k - chosen so far) / (m - i), decided exactly by one bounded
-    integer draw ``rng.integers(0, m - i) < still_needed``. Every row ends with exactly k items,
-    each k-subset with probability 1 / C(m, k) (without replacement, no floating-point keys, so no
-    ties). It draws one 16-bit integer per item instead of a float64 key, and needs no partial sort
-    and no (rows x m) float matrices: about 20 bytes per row of a chunk (1.3 MB per 65,536 rows).
+    Each row draws one float64 key per item; the k smallest keys (``np.partition`` for the k-th)
+    pick the subset, and the sums are the boolean mask times ``s`` (a matrix-vector product
+    through BLAS). About 1.2 KB of working memory per row of a chunk (60 MB per 50,000 rows).
     """
     s = np.asarray(s, dtype=np.float64)
     m = len(s)
-    dt = np.uint16 if m <= 65_535 else np.uint32
     out = np.empty(n_resamples)
     for start in range(0, n_resamples, chunk):
         rows = min(chunk, n_resamples - start)
-        need = np.full(rows, k, dtype=dt)
-        take = np.empty(rows, dtype=bool)
-        acc = np.zeros(rows)
-        tmp = np.empty(rows)
-        for i in range(m):
-            draw = rng.integers(0, m - i, size=rows, dtype=dt)
-            np.less(draw, need, out=take)
-            np.subtract(need, take, out=need, casting="unsafe")
-            np.multiply(take, s[i], out=tmp)
-            acc += tmp
-        out[start:start + rows] = acc
+        keys = rng.random((rows, m))
+        kth = np.partition(keys, k - 1, axis=1)[:, k - 1:k]
+        out[start:start + rows] = (keys <= kth) @ s
     return out
 
 
-def _sums_by_size(s: np.ndarray) -> list[np.ndarray]:
-    """``sums[j]``: the sums of all j-subsets of ``s`` (j = 0..len(s))."""
-    sums = [np.zeros(1)]
-    for v in s:
-        new = [sums[0]]
-        for j in range(1, len(sums) + 1):
-            parts = ([sums[j]] if j < len(sums) else []) + [sums[j - 1] + v]
-            new.append(np.concatenate(parts))
-        sums = new
-    return sums
+def previous_all_subset_sums(s, k: int) -> np.ndarray:
+    """Sums of all k-subsets of ``s``: the course's exact enumeration before meet-in-the-middle
+    (``helpers.statistics`` up to commit d5c0061); the same multiset of sums.
 
-
-def proposed_all_subset_sums(s, k: int) -> np.ndarray:
-    """Sums of all k-subsets of ``s`` by meeting in the middle (same multiset as the course's DP).
-
-    Split the items into halves L and R; a k-subset is a j-subset of L and a (k - j)-subset of R,
-    so the C(m, k) sums are the outer sums of the two halves' j- and (k - j)-subset sums, written
-    once each into the output (the dynamic programme re-copies its growing arrays once per item).
+    Dynamic programme over the items: after item i, ``sums[j]`` holds the sums of all j-subsets
+    of the items so far; item i extends ``sums[j]`` by ``sums[j-1] + s[i]``, re-copying the growing
+    arrays once per item. Sizes that can no longer reach k are dropped.
     """
     s = np.asarray(s, dtype=np.float64)
     m = len(s)
-    h = m // 2
-    left, right = _sums_by_size(s[:h]), _sums_by_size(s[h:])
-    out = np.empty(math.comb(m, k))
-    pos = 0
-    for j in range(max(0, k - (m - h)), min(h, k) + 1):
-        a, b = left[j], right[k - j]
-        block = out[pos:pos + a.size * b.size].reshape(a.size, b.size)
-        np.add(a[:, None], b[None, :], out=block)
-        pos += a.size * b.size
-    return out
+    sums = [np.zeros(1)] + [np.empty(0)] * k
+    for i, v in enumerate(s):
+        remaining = m - i - 1
+        lowest = max(0, k - remaining)  # sizes below this cannot reach k any more
+        for j in range(min(i + 1, k), max(lowest, 1) - 1, -1):  # downwards: sums[j-1] is still the old one
+            sums[j] = np.concatenate([sums[j], sums[j - 1] + v])
+        for j in range(lowest):
+            sums[j] = np.empty(0)
+    return sums[k]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,13 +327,6 @@ def bench_monte_carlo(quick: bool, kv, rows: list[Row], extra: dict) -> None:
                     2 if quick else 5)
     rows.append(Row(sec, "p-value, 10^6 resamples", t_1e6, "budget", 0.6, "< 0.6 s", t_1e6 < 0.6))
 
-    # The sampler's (rows x m) @ s product goes through OpenBLAS, which uses both cores: when other
-    # jobs keep the cores busy its threads wait for each other. The same call with one BLAS thread:
-    _, one, _ = run_child(CHILD_SAMPLED_1E6, env={"OPENBLAS_NUM_THREADS": "1"})
-    rows.append(Row(sec, "p-value, 10^6 resamples, OPENBLAS_NUM_THREADS=1", one["time"], "budget", 0.6,
-                    "(reported)", note=("fresh process, synthetic 25 + 25 scores; compare with the row above "
-                                        "(default BLAS threads) when the machine is busy")))
-
     n_vec = 20 if quick else 100
     rng = np.random.default_rng(0)
     t0 = time.perf_counter()
@@ -368,25 +343,17 @@ def bench_monte_carlo(quick: bool, kv, rows: list[Row], extra: dict) -> None:
                     f"Python loop over scores (x10^5 from {n_sc:,})", per_sc * B5, "(for scale)",
                     note=f"{per_sc * 1e6:.1f} us per permutation"))
 
+    # the sampler alone: the course's selection sampling against the previous partition keys
     pooled = np.concatenate([sx, sy])
-    fns = (lambda: st._sampled_subset_sums(pooled, n_t, 1_000_000, np.random.default_rng(0)),
-           lambda: st._sampled_subset_sums(pooled, n_t, 1_000_000, np.random.default_rng(0), chunk=8_192),
-           lambda: proposed_sampled_subset_sums(pooled, n_t, 1_000_000, np.random.default_rng(0)))
-    t_cur = t_small = t_new = math.inf
-    for _ in range(2 if quick else 5):  # alternately, as in best_of_pair
-        t_cur = min(t_cur, best_of(fns[0], 1))
-        t_small = min(t_small, best_of(fns[1], 1))
-        t_new = min(t_new, best_of(fns[2], 1))
-    rows.append(Row(sec, "sampler only, 10^6: current with chunk=8,192", t_small,
-                    "current sampler (chunk=50,000)", t_cur, "(proposal)",
-                    note=("bit-identical results (same random stream); the chunk fits in the L2 cache; "
-                          "6x less working memory")))
-    rows.append(Row(sec, "sampler only, 10^6: proposed selection sampling", t_new,
-                    "current sampler (chunk=50,000)", t_cur, "(proposal)"))
-    # the proposal is a uniform sampler: chi-square over the 20 subsets of 3 out of 6 items
+    t_new, t_prev = best_of_pair(lambda: st._sampled_subset_sums(pooled, n_t, 1_000_000, np.random.default_rng(0)),
+                                 lambda: previous_sampled_subset_sums(pooled, n_t, 1_000_000, np.random.default_rng(0)),
+                                 2 if quick else 5)
+    rows.append(Row(sec, "sampler only, 10^6: course: selection sampling", t_new,
+                    "previous: partition keys (chunk=50,000)", t_prev, "(design check)"))
+    # both are uniform samplers: chi-square over the 20 subsets of 3 out of 6 items
     s6 = np.array([1.0, 2, 4, 8, 16, 32])  # distinct subset sums identify the subsets
     chi = {}
-    for name, fn in (("current", st._sampled_subset_sums), ("proposed", proposed_sampled_subset_sums)):
+    for name, fn in (("course", st._sampled_subset_sums), ("previous", previous_sampled_subset_sums)):
         draws = fn(s6, 3, 400_000, np.random.default_rng(1))
         _, counts = np.unique(draws, return_counts=True)
         chi[name] = (len(counts), float(stats.chisquare(counts).pvalue))
@@ -419,46 +386,79 @@ def bench_exact(quick: bool, kv, rows: list[Row], extra: dict) -> None:
 
     # How far enumeration stays under one second. What a student meets is the first exact test in
     # a kernel, so every size runs in fresh processes (first call: the memory for the splits is
-    # new to the process; a repeated call is faster) and a size counts as "under 1 s" only if its
-    # first call was under 1 s in every process. Random scores: the time does not depend on them.
+    # new to the process and every page of it is faulted in; a repeated call is faster) and a size
+    # counts as "under 1 s" only if its first call was under 1 s in every process. Random scores:
+    # the time does not depend on them. In this process, the course's subset sums (meet in the
+    # middle) against the previous dynamic programme, alternately.
     reps = 2 if quick else 3
     scaling = []
     largest_under_1s = None
     hard_limit = getattr(st, "EXACT_HARD_LIMIT", math.inf)  # beyond it, method="exact" is refused
+    same = None
     for n in range(8, 17):
         if math.comb(2 * n, n) > hard_limit:
             break
         runs = [run_child(CHILD_EXACT, str(n))[1] for _ in range(reps)]
         pooled = np.random.default_rng(3).normal(size=2 * n)
-        t_new = best_of(lambda: proposed_all_subset_sums(pooled, n), 3 if n <= 13 else 2)
-        r = {"n": n, "splits": math.comb(2 * n, n), "first_max": max(x["first"] for x in runs),
-             "first_min": min(x["first"] for x in runs), "repeat": min(x["second"] for x in runs),
-             "peak_rss_mb": max(x["peak_mb"] for x in runs), "proposed_time": t_new}
+        if n <= 14:  # beyond, the dynamic programme re-copies gigabytes per item: seconds per call
+            t_new, t_prev = best_of_pair(lambda: st._all_subset_sums(pooled, n),
+                                         lambda: previous_all_subset_sums(pooled, n), 3 if n <= 13 else 2)
+        else:
+            t_new, t_prev = best_of(lambda: st._all_subset_sums(pooled, n), 2), None
+        if n == 10:  # the same multiset of sums (different order and rounding of the additions)
+            same = bool(np.allclose(np.sort(st._all_subset_sums(pooled, n)),
+                                    np.sort(previous_all_subset_sums(pooled, n)), rtol=0, atol=1e-12))
+        r = {"n": n, "splits": math.comb(2 * n, n), "null_mb": math.comb(2 * n, n) * 8 / MB,
+             "first_max": max(x["first"] for x in runs), "first_min": min(x["first"] for x in runs),
+             "repeat": min(x["second"] for x in runs), "peak_rss_mb": max(x["peak_mb"] for x in runs),
+             "course_sums_time": t_new, "previous_sums_time": t_prev}
         scaling.append(r)
         if r["first_max"] < 1.0:
             largest_under_1s = n
         else:
             break
     extra["exact_scaling"] = scaling
-    recommended = math.comb(2 * largest_under_1s, largest_under_1s) if largest_under_1s else None
-    extra["exact_threshold"] = {"largest_n_under_1s": largest_under_1s, "recommended_EXACT_MAX_SPLITS": recommended,
-                                "current_EXACT_MAX_SPLITS": st.EXACT_MAX_SPLITS}
-    last_under = next(r for r in scaling if r["n"] == largest_under_1s) if largest_under_1s else None
+    by_n = {r["n"]: r for r in scaling}
+    time_splits = math.comb(2 * largest_under_1s, largest_under_1s) if largest_under_1s else 0
+    n_c = max((n for n in by_n if math.comb(2 * n, n) <= st.EXACT_MAX_SPLITS), default=None)
+    extra["exact_threshold"] = {"largest_n_under_1s": largest_under_1s, "splits_allowed_by_time": time_splits,
+                                "current_EXACT_MAX_SPLITS": st.EXACT_MAX_SPLITS, "current_n": n_c,
+                                "same_multiset_10": same}
     first_over = scaling[-1] if scaling[-1]["first_max"] >= 1.0 else None
-    if recommended:
-        verdict = ("confirmed" if recommended == st.EXACT_MAX_SPLITS else
-                   f"change EXACT_MAX_SPLITS to C({2 * largest_under_1s},{largest_under_1s}) = {recommended:,}")
+    if largest_under_1s:
+        last_under = by_n[largest_under_1s]
         rows.append(Row(sec, f"largest exact under 1 s: {largest_under_1s} + {largest_under_1s} "
                         f"({last_under['splits']:,} splits), first call, fresh process", last_under["first_max"],
-                        "budget", 1.0, f"threshold C(2n,n) of that n: {verdict}", recommended == st.EXACT_MAX_SPLITS,
-                        note=(f"slowest of {reps} processes; peak RSS {last_under['peak_rss_mb']:.0f} MB"
+                        "budget", 1.0, "(reported)",
+                        note=(f"slowest of {reps} processes; null distribution {last_under['null_mb']:,.0f} MB, "
+                              f"peak RSS {last_under['peak_rss_mb']:,.0f} MB"
                               + (f"; next, {first_over['n']} + {first_over['n']}: {fmt_value(first_over['first_min'])}"
-                                 f" to {fmt_value(first_over['first_max'])}, peak RSS "
-                                 f"{first_over['peak_rss_mb']:.0f} MB" if first_over else ""))))
-    for r in scaling:
-        if r["n"] in (13, 14):
-            rows.append(Row(sec, f"exact sums {r['n']} + {r['n']}: proposed meet-in-the-middle", r["proposed_time"],
-                            "current exact permutation_test (repeated call)", r["repeat"], "(proposal)"))
+                                 f" to {fmt_value(first_over['first_max'])}, null distribution "
+                                 f"{first_over['null_mb']:,.0f} MB, peak RSS {first_over['peak_rss_mb']:,.0f} MB"
+                                 if first_over else ""))))
+    if n_c is not None:
+        cur, nxt = by_n[n_c], by_n.get(n_c + 1)
+        ok = st.EXACT_MAX_SPLITS <= time_splits
+        if not ok:
+            why = (f"auto-exact sizes over 1 s: lower EXACT_MAX_SPLITS to "
+                   f"C({2 * largest_under_1s},{largest_under_1s}) = {time_splits:,}")
+        elif time_splits > st.EXACT_MAX_SPLITS and nxt:
+            why = (f"time alone would allow C({2 * largest_under_1s},{largest_under_1s}) = {time_splits:,}; memory sets "
+                   f"the threshold: {nxt['n']} + {nxt['n']} returns a {nxt['null_mb']:,.0f} MB null distribution (peak "
+                   f"RSS {nxt['peak_rss_mb']:,.0f} MB) against {cur['null_mb']:,.0f} MB ({cur['peak_rss_mb']:,.0f} MB)")
+        else:
+            why = "time and the threshold agree"
+        label = (f"C({2 * n_c},{n_c})" if math.comb(2 * n_c, n_c) == st.EXACT_MAX_SPLITS
+                 else f"{st.EXACT_MAX_SPLITS:,}")
+        rows.append(Row(sec, f"threshold EXACT_MAX_SPLITS = {label}: {n_c} + {n_c}, first call, fresh process",
+                        cur["first_max"], "budget", 1.0, "auto-exact under 1 s; memory bounded", ok, note=why))
+    for n in (13, 14):
+        if n in by_n and by_n[n]["previous_sums_time"]:
+            r = by_n[n]
+            rows.append(Row(sec, f"exact sums {n} + {n}: course: meet-in-the-middle", r["course_sums_time"],
+                            "previous: dynamic programme", r["previous_sums_time"], "(design check)",
+                            note=(f"same multiset of sums as the dynamic programme (checked at 10 + 10): {same}"
+                                  if n == 13 else "")))
 
 
 CHILD_EXACT = r'''
@@ -479,22 +479,9 @@ print(json.dumps({"first": t1 - t0, "second": t2 - t1, "peak_mb": peak * 1024 / 
 '''
 
 
-CHILD_SAMPLED_1E6 = r'''
-import json, time
-import numpy as np
-from helpers import statistics as st
-rng = np.random.default_rng(1)
-sx, sy = rng.normal(0.05, 0.05, 25), rng.normal(0, 0.05, 25)
-best = float("inf")
-for _ in range(3):
-    t0 = time.perf_counter()
-    st.permutation_test(sx, sy, method="sampled", n_resamples=1_000_000, rng=0)
-    best = min(best, time.perf_counter() - t0)
-print(json.dumps({"time": best}))
-'''
-
 CHILD_LOAD = r'''
-import json, time
+import json, sys, time
+release = "release" in sys.argv[1:]  # proposal: return pyarrow's unused pool memory after loading
 t0 = time.perf_counter()
 import numpy, gensim.models
 t1 = time.perf_counter()
@@ -512,6 +499,9 @@ def mem():
     return out
 m_imports = mem()
 kv = helpers.embeddings.load_default()
+if release:
+    import pyarrow
+    pyarrow.default_memory_pool().release_unused()
 t3 = time.perf_counter()
 m_loaded = mem()
 t = helpers.wordsets.weat_test(1)
@@ -598,8 +588,21 @@ def bench_embeddings(quick: bool, kv, rows: list[Row], extra: dict, tmp: Path) -
                           f"{end['VmRSS']:.0f} MB (file-backed +{end['RssFile'] - loaded['RssFile']:.0f}: pages of "
                           f"the memory-mapped vectors), peak {peak:.0f} MB. tracemalloc: load_default keeps "
                           f"{vocab_mb:.0f} MB of Python objects (the 400,000 words and key_to_index); the WEAT's "
-                          f"transient peak is {weat_mb:.0f} MB (the sampler's chunk)")))
-    extra["embeddings"] = {"runs": [r[1] for r in runs], "walls": [r[0] for r in runs], "trace": trace}
+                          f"transient peak is {weat_mb:.1f} MB (the sampler's chunk, the cosines)")))
+    # the same with pyarrow's memory pool released right after load_default (a proposed line in it)
+    rel = [run_child(CHILD_LOAD, "release", cwd=tmp) for _ in range(reps)]
+    rlast = min(rel, key=lambda r: r[1]["mem_end"]["VmHWM"])[1]
+    rbase, rpeak = rlast["mem_imports"]["VmRSS"], rlast["mem_end"]["VmHWM"]
+    ranon = rlast["mem_loaded"]["RssAnon"] - rlast["mem_imports"]["RssAnon"]
+    rows.append(Row(sec, "the same, pyarrow pool released after load_default", rpeak - rbase, "vectors x 1.5",
+                    1.5 * vectors_mb, "(proposal for embeddings.py)", unit="MB",
+                    note=(f"pyarrow.default_memory_pool().release_unused() after reading the index: anonymous memory "
+                          f"of the load +{ranon:.0f} MB instead of "
+                          f"+{loaded['RssAnon'] - last['mem_imports']['RssAnon']:.0f}, peak "
+                          f"{(peak - base) - (rpeak - rbase):.0f} MB lower; load_default + release "
+                          f"{fmt_value(min(r[1]['load_default'] for r in rel))}")))
+    extra["embeddings"] = {"runs": [r[1] for r in runs], "walls": [r[0] for r in runs], "trace": trace,
+                           "runs_pool_released": [r[1] for r in rel]}
 
     # conversion of a 400,000-word GloVe text file, then a cold reload
     text = tmp / "glove.6B.50d.txt"
@@ -848,13 +851,14 @@ def bench_scaling(quick: bool, kv, rows: list[Row], extra: dict) -> None:
     perms = []
     for n in (10_000, 100_000, 1_000_000, 10_000_000):
         reps = 1 if n >= 10_000_000 else (2 if quick else 3)
-        new = lambda: proposed_sampled_subset_sums(pooled, n_t, n, np.random.default_rng(0))  # noqa: E731
-        if quick and n >= 10_000_000:
-            t, t_new = None, best_of(new, reps)  # permutation_test is timed below, with its memory
+        course = lambda: st._sampled_subset_sums(pooled, n_t, n, np.random.default_rng(0))  # noqa: E731
+        previous = lambda: previous_sampled_subset_sums(pooled, n_t, n, np.random.default_rng(0))  # noqa: E731
+        if quick and n >= 10_000_000:  # permutation_test is timed below, with its memory; no previous (4 s)
+            t, (t_new, t_prev) = None, (best_of(course, reps), None)
         else:
-            t, t_new = best_of_pair(lambda: st.permutation_test(sx, sy, method="sampled", n_resamples=n, rng=0),
-                                    new, reps)
-        perms.append({"n": n, "time": t, "proposed_sampler_time": t_new})
+            t = best_of(lambda: st.permutation_test(sx, sy, method="sampled", n_resamples=n, rng=0), reps)
+            t_new, t_prev = best_of_pair(course, previous, reps)
+        perms.append({"n": n, "time": t, "course_sampler_time": t_new, "previous_sampler_time": t_prev})
     # memory for 10^7 permutations
     tracemalloc.start()
     t0 = time.perf_counter()
@@ -864,9 +868,13 @@ def bench_scaling(quick: bool, kv, rows: list[Row], extra: dict) -> None:
     out_mb = res.null_distribution.nbytes / MB
     del res
     tracemalloc.reset_peak()
-    proposed = proposed_sampled_subset_sums(pooled, n_t, 10_000_000, np.random.default_rng(0))
-    _, peak_new = tracemalloc.get_traced_memory()
-    del proposed
+    sums = st._sampled_subset_sums(pooled, n_t, 10_000_000, np.random.default_rng(0))
+    _, peak_sampler = tracemalloc.get_traced_memory()
+    del sums
+    tracemalloc.reset_peak()
+    prev = previous_sampled_subset_sums(pooled, n_t, 10_000_000, np.random.default_rng(0))
+    _, peak_prev = tracemalloc.get_traced_memory()
+    del prev
     tracemalloc.stop()
     if perms[-1]["time"] is None:
         perms[-1]["time"] = t_traced
@@ -877,18 +885,22 @@ def bench_scaling(quick: bool, kv, rows: list[Row], extra: dict) -> None:
         rng = np.random.default_rng(n)
         a, b = rng.normal(size=n), rng.normal(size=n)
         p = np.concatenate([a, b])
-        t, t_new = best_of_pair(lambda: st.permutation_test(a, b, method="sampled", n_resamples=100_000, rng=0),
-                                lambda: proposed_sampled_subset_sums(p, n, 100_000, np.random.default_rng(0)),
-                                2 if quick else 3)
-        sizes.append({"n": n, "time": t, "proposed_sampler_time": t_new})
+        t = best_of(lambda: st.permutation_test(a, b, method="sampled", n_resamples=100_000, rng=0), 2 if quick else 3)
+        t_new, t_prev = best_of_pair(lambda: st._sampled_subset_sums(p, n, 100_000, np.random.default_rng(0)),
+                                     lambda: previous_sampled_subset_sums(p, n, 100_000, np.random.default_rng(0)),
+                                     2 if quick else 3)
+        sizes.append({"n": n, "time": t, "course_sampler_time": t_new, "previous_sampler_time": t_prev})
     extra["scaling_sizes"] = sizes
     unchunked = 10_000_000 * 2 * n_t * 8 / MB
-    extra["memory_1e7"] = {"peak_traced_mb": peak / MB, "output_mb": out_mb, "proposed_sampler_peak_mb": peak_new / MB,
-                           "unchunked_keys_mb": unchunked}
-    rows.append(Row("Scaling", "10^7 permutations: peak traced memory", peak / MB, "unchunked key matrix",
-                    unchunked, "bounded by chunking", peak / MB < 0.1 * unchunked, unit="MB",
-                    note=(f"the returned null distribution is {out_mb:.0f} MB, the rest is one chunk's working set; "
-                          f"proposed sampler's peak {peak_new / MB:.0f} MB")))
+    extra["memory_1e7"] = {"peak_traced_mb": peak / MB, "output_mb": out_mb, "course_sampler_peak_mb": peak_sampler / MB,
+                           "previous_sampler_peak_mb": peak_prev / MB, "previous_unchunked_keys_mb": unchunked}
+    rows.append(Row("Scaling", "10^7 permutations: peak traced memory", peak / MB, "previous sampler's peak",
+                    peak_prev / MB, "bounded by chunking (< 2x the output)", peak / MB < 2 * out_mb, unit="MB",
+                    note=(f"the returned null distribution is {out_mb:.0f} MB; the sampler alone peaks at "
+                          f"{peak_sampler / MB:.1f} MB (output + {peak_sampler / MB - out_mb:.1f} MB, one chunk's working "
+                          f"set); the rest is the comparison mask of the count (1 byte per permutation). The previous "
+                          f"sampler needed {peak_prev / MB - out_mb:.0f} MB per chunk, and {unchunked:,.0f} MB of random "
+                          f"keys without chunks")))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -914,34 +926,48 @@ def report(rows: list[Row], extra: dict, info: dict, args, elapsed: float, load_
     if notes:
         out += ["", "Notes:"] + notes
     if "scaling_permutations" in extra:
-        out += ["", "Permutation test, 25 + 25, time against the number of permutations "
-                    "(permutation_test, sampled; sampler-only time of the proposal):", ""]
+        out += ["", "Permutation test, 25 + 25, time against the number of permutations (permutation_test, "
+                    "sampled; and the sampler alone: the course's selection sampling against the previous "
+                    "partition keys):", ""]
         base = extra["scaling_permutations"]
-        out.append(table(["permutations", "permutation_test", "per 10^6", "proposed sampler", "speed-up"],
+        out.append(table(["permutations", "permutation_test", "per 10^6", "course sampler", "previous sampler",
+                          "speed-up"],
                          [[f"{p['n']:,}", fmt_value(p["time"]), fmt_value(p["time"] / p["n"] * 1e6),
-                           fmt_value(p["proposed_sampler_time"]), fmt_ratio(p["time"] / p["proposed_sampler_time"])]
-                          for p in base], "rrrrr"))
+                           fmt_value(p["course_sampler_time"]), fmt_value(p["previous_sampler_time"]),
+                           fmt_ratio(p["previous_sampler_time"] / p["course_sampler_time"]
+                                     if p["previous_sampler_time"] else None)]
+                          for p in base], "rrrrrr"))
         out += ["", "Time against the set size (10^5 permutations, sampled):", ""]
-        out.append(table(["per set", "permutation_test", "proposed sampler", "speed-up"],
-                         [[f"{p['n']} + {p['n']}", fmt_value(p["time"]), fmt_value(p["proposed_sampler_time"]),
-                           fmt_ratio(p["time"] / p["proposed_sampler_time"])] for p in extra["scaling_sizes"]], "rrrr"))
+        out.append(table(["per set", "permutation_test", "course sampler", "previous sampler", "speed-up"],
+                         [[f"{p['n']} + {p['n']}", fmt_value(p["time"]), fmt_value(p["course_sampler_time"]),
+                           fmt_value(p["previous_sampler_time"]),
+                           fmt_ratio(p["previous_sampler_time"] / p["course_sampler_time"])]
+                          for p in extra["scaling_sizes"]], "rrrrr"))
         m = extra["memory_1e7"]
-        out += ["", f"Memory, 10^7 permutations (tracemalloc peak): {m['peak_traced_mb']:.0f} MB, of which the returned "
-                    f"null distribution is {m['output_mb']:.0f} MB; without chunks the random keys alone would be "
-                    f"{m['unchunked_keys_mb']:,.0f} MB. Proposed sampler alone: {m['proposed_sampler_peak_mb']:.0f} MB."]
+        out += ["", f"Memory, 10^7 permutations (tracemalloc peak): permutation_test {m['peak_traced_mb']:.0f} MB, of "
+                    f"which the returned null distribution is {m['output_mb']:.0f} MB. The course's sampler alone: "
+                    f"{m['course_sampler_peak_mb']:.1f} MB. The previous sampler alone: "
+                    f"{m['previous_sampler_peak_mb']:.0f} MB; without chunks its random keys alone would be "
+                    f"{m['previous_unchunked_keys_mb']:,.0f} MB."]
     if "exact_scaling" in extra:
         th = extra["exact_threshold"]
         out += ["", "Exact enumeration against the set size: permutation_test(method='exact') in fresh processes "
                     "(first call, fastest to slowest process; repeated call in the same process; peak RSS of the "
-                    "process), and the proposal's subset sums in this process:", ""]
-        out.append(table(["per set", "splits", "first call", "repeated call", "peak RSS", "proposed sums (MITM)"],
-                         [[f"{r['n']} + {r['n']}", f"{r['splits']:,}",
+                    "process), and the subset sums alone in this process (course: meet in the middle; previous: "
+                    "dynamic programme):", ""]
+        out.append(table(["per set", "splits", "null distr.", "first call", "repeated call", "peak RSS",
+                          "course sums", "previous sums", "speed-up"],
+                         [[f"{r['n']} + {r['n']}", f"{r['splits']:,}", fmt_value(r["null_mb"], "MB"),
                            f"{fmt_value(r['first_min'])} - {fmt_value(r['first_max'])}", fmt_value(r["repeat"]),
-                           fmt_value(r["peak_rss_mb"], "MB"), fmt_value(r["proposed_time"])]
-                          for r in extra["exact_scaling"]], "rrrrrr"))
-        out += ["", f"Largest set size enumerated in under 1 s: {th['largest_n_under_1s']} + {th['largest_n_under_1s']}; "
-                    f"threshold from this run C(2n, n) = {th['recommended_EXACT_MAX_SPLITS']:,} "
-                    f"(helpers.statistics.EXACT_MAX_SPLITS = {th['current_EXACT_MAX_SPLITS']:,})."]
+                           fmt_value(r["peak_rss_mb"], "MB"), fmt_value(r["course_sums_time"]),
+                           fmt_value(r["previous_sums_time"]),
+                           fmt_ratio(r["previous_sums_time"] / r["course_sums_time"] if r["previous_sums_time"] else None)]
+                          for r in extra["exact_scaling"]], "rrrrrrrrr"))
+        n_t = th["largest_n_under_1s"] or 0
+        out += ["", f"Largest set size enumerated in under 1 s (first call, every process): {n_t} + {n_t}, "
+                    f"C({2 * n_t}, {n_t}) = {th['splits_allowed_by_time']:,} splits; "
+                    f"helpers.statistics.EXACT_MAX_SPLITS = {th['current_EXACT_MAX_SPLITS']:,} "
+                    f"({th['current_n']} + {th['current_n']})."]
     if extra.get("notebooks"):
         out += ["", "Solution notebooks (nbclient, fresh kernel each):", ""]
         out.append(table(["notebook", "time", "status"],
