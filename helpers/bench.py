@@ -595,7 +595,7 @@ def bench_embeddings(quick: bool, kv, rows: list[Row], extra: dict, tmp: Path) -
     rbase, rpeak = rlast["mem_imports"]["VmRSS"], rlast["mem_end"]["VmHWM"]
     ranon = rlast["mem_loaded"]["RssAnon"] - rlast["mem_imports"]["RssAnon"]
     rows.append(Row(sec, "the same, pyarrow pool released after load_default", rpeak - rbase, "vectors x 1.5",
-                    1.5 * vectors_mb, "(proposal for embeddings.py)", unit="MB",
+                    1.5 * vectors_mb, "(adopted in embeddings.py)", unit="MB",
                     note=(f"pyarrow.default_memory_pool().release_unused() after reading the index: anonymous memory "
                           f"of the load +{ranon:.0f} MB instead of "
                           f"+{loaded['RssAnon'] - last['mem_imports']['RssAnon']:.0f}, peak "

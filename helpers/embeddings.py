@@ -85,11 +85,13 @@ def load_default() -> KeyedVectors:
     """
     global _DEFAULT_CACHE
     if _DEFAULT_CACHE is None:
+        import pyarrow
         import pyarrow.parquet as pq
 
         npy, index = _default_files()
         matrix = np.load(npy, mmap_mode="r")
         words = pq.read_table(index, columns=["index"]).column("index").to_pylist()
+        pyarrow.default_memory_pool().release_unused()  # about 20 MB less peak memory (BENCHMARKS.md)
         if len(words) != matrix.shape[0]:
             raise EmbeddingFormatError(
                 f"The default embedding is inconsistent: {len(words)} words but "

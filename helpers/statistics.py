@@ -32,8 +32,9 @@ __all__ = [
 
 #: Largest number of splits C(|X|+|Y|, |X|) that ``method="auto"`` enumerates exactly. Measured on
 #: the course's 2-core reference machine (BENCHMARKS.md): 8 + 8 words (12,870 splits) take about
-#: 0.1 ms, 13 + 13 (10.4 million) about 0.1 s and 260 MB; 14 + 14 (40 million) needs about 1 GB
-#: for the null distribution alone. So every set size up to 13 + 13 is exact, larger ones sampled.
+#: 0.1 ms and 13 + 13 (10.4 million) about 20 ms with a peak of about 130 MB; 14 + 14 (40 million)
+#: is still fast (about 65 ms) but its null distribution alone is 320 MB, too much for a hundred
+#: students' kernels on one server. So every set size up to 13 + 13 is exact, larger ones sampled.
 EXACT_MAX_SPLITS = comb(26, 13)
 #: Beyond this many splits even an explicit ``method="exact"`` is refused (C(30, 15) = 155 million
 #: splits already need over a gigabyte); the error says to sample instead.
