@@ -244,8 +244,9 @@ def convert_text_embedding(
     if not words:
         raise EmbeddingFormatError(f"{path} holds no vectors.")
     if len(set(words)) != len(words):
-        seen: dict[str, int] = {}
-        dup = next(w for w in words if seen.setdefault(w, 0) or seen.__setitem__(w, 1))
+        from collections import Counter
+
+        dup = next(w for w, n in Counter(words).items() if n > 1)
         raise EmbeddingFormatError(f"{path}: the word {dup!r} occurs twice; each word needs one vector.")
     kv = _from_arrays(words, matrix[: len(words)])
     out.parent.mkdir(parents=True, exist_ok=True)  # a cache_dir that does not exist yet

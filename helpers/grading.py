@@ -27,19 +27,16 @@ class GradeReport:
     error: str = ""
 
 
-def load_course_config(root: Path):
+def load_course_config(root: str | os.PathLike):
     """The traitlets ``Config`` of ``root/nbgrader_config.py`` (nbgrader's Python API does not read it itself)."""
-    from traitlets.config import Config
     from traitlets.config.loader import PyFileConfigLoader
 
-    cfg_file = root / "nbgrader_config.py"
-    if not cfg_file.is_file():
+    root = Path(root)
+    if not (root / "nbgrader_config.py").is_file():
         raise FileNotFoundError(f"No nbgrader_config.py in {root}; run this from the course root folder.")
-    cfg = PyFileConfigLoader(cfg_file.name, path=str(root)).load_config()
-    merged = Config()
-    merged.merge(cfg)
-    merged.CourseDirectory.root = str(root)
-    return merged
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    cfg.CourseDirectory.root = str(root)
+    return cfg
 
 
 def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None = None, feedback: bool = True,

@@ -126,7 +126,8 @@ def run_weat(
     sets = {"X": _clean(X, "target set X"), "Y": _clean(Y, "target set Y"),
             "A": _clean(A, "attribute set A"), "B": _clean(B, "attribute set B")}
     for p, q, kind in (("X", "Y", "target"), ("A", "B", "attribute")):
-        both = [w for w in sets[p] if w in set(sets[q])]
+        other = set(sets[q])
+        both = [w for w in sets[p] if w in other]
         if both:
             raise ValueError(f"{both} appear(s) in both {kind} sets {p} and {q}; the two sets must not overlap.")
     gen = st._resolve_rng(rng)

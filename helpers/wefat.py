@@ -14,7 +14,7 @@ import numpy as np
 from scipy import stats as sps
 
 from . import statistics as st
-from .embeddings import lookup
+from .embeddings import lookup, vectors
 from .wordsets import FEMALE_TERMS, MALE_TERMS, wefat_names, wefat_occupations
 
 __all__ = ["WefatResult", "run_wefat", "name_likeness", "run_wefat_occupations", "run_wefat_names"]
@@ -75,7 +75,8 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
     if not 0.0 <= drop_least_namelike < 1.0:
         raise ValueError("drop_least_namelike is a fraction between 0 and 1 (the paper used 0.2).")
     found = lookup(kv, words, case=case, what="the target words")
-    keep_vals = np.array([v for w, v in zip(words, vals) if w not in set(found.missing)])
+    missing = set(found.missing)
+    keep_vals = np.array([v for w, v in zip(words, vals) if w not in missing])
     fw, W = list(found.words), found.vectors
     filtered: list[str] = []
     if drop_least_namelike > 0:
@@ -87,8 +88,7 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
         fw, W, keep_vals = [w for w, k_ in zip(fw, keep) if k_], W[keep], keep_vals[keep]
     if len(fw) < 3:
         raise ValueError(f"Only {len(fw)} target word(s) are left; a correlation needs at least 3.")
-    from .embeddings import vectors as _vectors
-    Av, Bv = _vectors(kv, A, case=case, what="attribute set A"), _vectors(kv, B, case=case, what="attribute set B")
+    Av, Bv = vectors(kv, A, case=case, what="attribute set A"), vectors(kv, B, case=case, what="attribute set B")
     scores = st.wefat_association(W, Av, Bv, ddof=ddof)
     r, p = sps.pearsonr(scores, keep_vals)
     fit = sps.linregress(scores, keep_vals)

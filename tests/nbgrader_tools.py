@@ -129,9 +129,9 @@ def course_config(course_dir, db_url: str | None = None):
     ``NbGraderAPI`` does not read ``nbgrader_config.py``, so the file is loaded here and the
     settings the grades depend on are checked to be present.
     """
-    from traitlets.config.loader import PyFileConfigLoader
+    from helpers.grading import load_course_config
 
-    c = PyFileConfigLoader("nbgrader_config.py", path=str(COURSE_ROOT)).load_config()
+    c = load_course_config(COURSE_ROOT)
     for section, key in [("ExecutePreprocessor", "kernel_name"), ("Execute", "timeout"),
                          ("OverwriteCells", "add_missing_cells"), ("CourseDirectory", "source_directory"),
                          ("CourseDirectory", "release_directory")]:
