@@ -306,8 +306,12 @@ def load_mutants(assignment: str) -> list[dict]:
     assert isinstance(mutants, list), f"{path} must define a list MUTANTS"
     names = set()
     for m in mutants:
-        assert isinstance(m, dict) and {"name", "cell", "source", "fails"} <= set(m), (
-            f"{path}: each mutant needs name, cell, source and fails; got {m!r:.200}")
+        assert isinstance(m, dict) and {"name", "cell", "fails"} <= set(m) and len({"source", "replace"} & set(m)) == 1, (
+            f"{path}: each mutant needs name, cell, fails and either replace (edits of the worked solution) "
+            f"or source (a whole new cell); got {m!r:.200}")
+        if "replace" in m:
+            assert m["replace"] and all(isinstance(e, (list, tuple)) and len(e) == 2 for e in m["replace"]), (
+                f"{path}: mutant {m['name']!r}: replace must be a non-empty list of (old, new) pairs")
         assert isinstance(m["fails"], (list, tuple)) and m["fails"], f"{path}: mutant {m['name']!r} fails no cell"
         assert m["name"] not in names, f"{path}: two mutants are called {m['name']!r}"
         names.add(m["name"])
@@ -315,15 +319,27 @@ def load_mutants(assignment: str) -> list[dict]:
 
 
 def apply_mutant(notebooks: dict, mutant: dict) -> dict:
-    """Copies of ``{name: notebook}`` with the cell ``mutant["cell"]`` replaced by the mutant's source."""
+    """Copies of ``{name: notebook}`` with the cell ``mutant["cell"]`` changed by the mutant.
+
+    A mutant either edits the worked solution (``replace``: ``(old, new)`` pairs, applied in order,
+    each ``old`` occurring exactly once) or rewrites the whole cell (``source``). ``notebooks`` are
+    filled with the worked solutions (:func:`fill_solutions`), so ``old`` is solution text.
+    """
     out = copy.deepcopy(notebooks)
     hits = [(name, cell) for name, nb in out.items() for cell in nb.cells if grade_id(cell) == mutant["cell"]]
     assert len(hits) == 1, f"mutant {mutant['name']!r}: cell {mutant['cell']!r} found {len(hits)} times"
     _, cell = hits[0]
     assert nbgrader_meta(cell).get("solution"), (
         f"mutant {mutant['name']!r}: {mutant['cell']!r} is not a solution cell (students can only change those)")
-    assert cell.source.strip() != mutant["source"].strip(), f"mutant {mutant['name']!r} equals the solution"
-    cell.source = mutant["source"]
+    source = mutant.get("source")
+    if source is None:  # edits of the worked solution: each `old` must occur exactly once
+        source = cell.source
+        for old, new in mutant["replace"]:
+            n = source.count(old)
+            assert n == 1, f"mutant {mutant['name']!r}: {old!r} occurs {n} times in {mutant['cell']!r}, not once"
+            source = source.replace(old, new)
+    assert cell.source.strip() != source.strip(), f"mutant {mutant['name']!r} equals the solution"
+    cell.source = source
     return out
 
 
