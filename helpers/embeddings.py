@@ -26,7 +26,7 @@ from gensim.models import KeyedVectors
 
 __all__ = [
     "DEFAULT_NAME", "load_default", "load_embedding", "convert_text_embedding", "is_uncased",
-    "lookup", "vectors", "Lookup", "EmbeddingFormatError",
+    "lookup", "vectors", "check_words", "Lookup", "EmbeddingFormatError",
 ]
 
 DEFAULT_NAME = "GloVe 6B 50d (Wikipedia 2014 + Gigaword 5, 400,000 lower-case words)"
@@ -334,15 +334,47 @@ def _key(kv: KeyedVectors, word: str, case: str) -> str | None:
 
 @dataclass
 class Lookup:
-    """Result of :func:`lookup`: the words found (as written), their keys, vectors and the missing words."""
+    """Result of :func:`lookup`: the words found (as written), their keys, vectors and the missing words.
+
+    Attributes
+    ----------
+    words : list of str
+        The words found, as written in the list and in its order.
+    keys : list of str
+        Their keys in the embedding (lower-cased where the case rule says so).
+    vectors : numpy.ndarray, shape (len(words), dim), float64
+        Their vectors, one per row.
+    missing_words : list of str
+        The words not in the embedding, in list order.
+    """
 
     words: list[str]
     keys: list[str]
     vectors: np.ndarray
-    missing: list[str] = field(default_factory=list)
+    missing_words: list[str] = field(default_factory=list)
 
 
-def _check_words(words: Iterable[str], what: str) -> list[str]:
+def check_words(words: Iterable[str], what: str = "the word list") -> list[str]:
+    """The word list as a list, after checking that it is a list of strings (the one place that does).
+
+    Parameters
+    ----------
+    words : iterable of str
+        The words, e.g. ``["rose", "tulip"]``.
+    what : str
+        How error messages name the list (e.g. ``"target set X"``).
+
+    Returns
+    -------
+    list of str
+        ``list(words)``.
+
+    Raises
+    ------
+    TypeError
+        When ``words`` is a single string (it would be read letter by letter) or holds something
+        that is not a string.
+    """
     if isinstance(words, str):
         raise TypeError(f"{what} must be a list of words, not the single string {words!r}; write [{words!r}].")
     words = list(words)
@@ -363,12 +395,12 @@ def lookup(kv: KeyedVectors, words: Sequence[str], *, case: str = "auto", what: 
     --------
     >>> kv = load_default()
     >>> found = lookup(kv, ["Einstein", "gladiola", "rose"])
-    >>> found.keys, found.missing, found.vectors.shape
+    >>> found.keys, found.missing_words, found.vectors.shape
     (['einstein', 'rose'], ['gladiola'], (2, 50))
     """
     if case not in CASE_MODES:
         raise ValueError(f"case must be one of {CASE_MODES}, not {case!r}.")
-    words = _check_words(words, what)
+    words = check_words(words, what)
     found, keys, missing = [], [], []
     for w in words:
         k = _key(kv, w, case)
@@ -393,14 +425,14 @@ def vectors(kv: KeyedVectors, words: Sequence[str], *, case: str = "auto", what:
         Some words are not in the embedding.
     """
     res = lookup(kv, words, case=case, what=what)
-    if res.missing:
+    if res.missing_words:
         hints = []
-        for w in res.missing:
+        for w in res.missing_words:
             for alt in (w.lower(), w.capitalize(), w.upper()):
                 if alt != w and alt in kv.key_to_index:
                     hints.append(f"{w!r} -> {alt!r}")
                     break
-        msg = f"{len(res.missing)} word(s) of {what} are not in the embedding: {', '.join(map(repr, res.missing))}."
+        msg = f"{len(res.missing_words)} word(s) of {what} are not in the embedding: {', '.join(map(repr, res.missing_words))}."
         if hints:
             msg += f" The embedding has them in another case: {', '.join(hints)} (pass case='lower' or fix the list)."
         else:

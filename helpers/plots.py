@@ -79,7 +79,7 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
 
 
 def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Sequence[str] | None = None, *,
-                  pearson_r: float | None = None, p_value: float | None = None, paper_r: float | None = None,
+                  pearson_r: float | None = None, pvalue: float | None = None, paper_r: float | None = None,
                   xlabel: str = "women among workers in the occupation (%)",
                   ylabel: str = "association with female rather than male terms\n(normalised WEFAT score)",
                   title: str = "WEFAT", annotate: bool = True, ax=None):
@@ -96,7 +96,7 @@ def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Seque
     xs = np.array([x.min(), x.max()])
     lab = "least-squares line of the score on x"
     if pearson_r is not None:
-        lab += f" (r = {pearson_r:.2f}" + (f", p = {p_value:.1e}" if p_value is not None else "") + ")"
+        lab += f" (r = {pearson_r:.2f}" + (f", p = {pvalue:.1e}" if pvalue is not None else "") + ")"
     ax.plot(xs, slope * xs + icpt, color="black", linewidth=1.2, label=lab)
     if paper_r is not None:
         ax.plot([], [], " ", label=f"paper (GloVe 840B): r = {paper_r:.2f}")

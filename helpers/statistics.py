@@ -27,7 +27,7 @@ import numpy as np
 __all__ = [
     "as_vectors", "unit_rows", "cosine", "cosine_matrix", "association", "differential_association",
     "effect_size", "effect_size_from_scores", "permutation_test", "PermutationResult",
-    "wefat_association", "EXACT_MAX_SPLITS", "ALTERNATIVES",
+    "wefat_association", "resolve_rng", "EXACT_MAX_SPLITS", "ALTERNATIVES",
 ]
 
 #: Largest number of splits C(|X|+|Y|, |X|) that ``method="auto"`` enumerates exactly. Measured on
@@ -249,13 +249,25 @@ class PermutationResult:
     n_resamples: int
     alternative: str
 
-    @property
-    def n_splits(self) -> int:
-        """Number of statistics in the null distribution (alias of ``n_resamples``)."""
-        return self.n_resamples
 
+def resolve_rng(rng) -> np.random.Generator:
+    """The generator to draw from: ``rng`` itself, or a new one seeded with it.
 
-def _resolve_rng(rng) -> np.random.Generator:
+    Parameters
+    ----------
+    rng : int, numpy.random.Generator or None
+        A seed (the same seed gives the same draws), a generator (used as it is, so its state
+        advances), or None (fresh, unpredictable entropy).
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Raises
+    ------
+    TypeError
+        When ``rng`` is anything else (a float, a ``RandomState``, ...).
+    """
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None or isinstance(rng, (int, np.integer)):
@@ -428,7 +440,7 @@ def permutation_test(
         k = _count_extreme(null, observed, alternative, tol)
         return PermutationResult(observed, k / null.size, null, "exact", int(null.size), alternative)
 
-    gen = _resolve_rng(rng)
+    gen = resolve_rng(rng)
     if progress is None:
         progress = n_resamples >= PROGRESS_MIN_RESAMPLES and not os.environ.get("NBGRADER_EXECUTION")
     null = 2.0 * _sampled_subset_sums(pooled, n, n_resamples, gen, progress=progress) - total

@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from . import statistics as st
-from .embeddings import lookup
+from .embeddings import check_words, lookup
 from .wordsets import WeatSpec, weat_tests
 
 __all__ = ["WeatResult", "run_weat", "run_table1", "trim_to_equal"]
@@ -41,7 +41,7 @@ class WeatResult:
     method: str
     n_resamples: int
     alternative: str
-    std_ddof: int
+    ddof: int
     x_words: list[str]
     y_words: list[str]
     a_words: list[str]
@@ -77,9 +77,7 @@ def trim_to_equal(x: list[str], y: list[str], rng: np.random.Generator) -> tuple
 
 
 def _clean(words: Sequence[str], what: str) -> list[str]:
-    if isinstance(words, str):
-        raise TypeError(f"{what} must be a list of words, not the single string {words!r}.")
-    words = list(words)
+    words = check_words(words, what)
     if not words:
         raise ValueError(f"{what} is empty: every WEAT word set needs at least one word.")
     dups = sorted({w for w in words if words.count(w) > 1})
@@ -130,16 +128,16 @@ def run_weat(
         both = [w for w in sets[p] if w in other]
         if both:
             raise ValueError(f"{both} appear(s) in both {kind} sets {p} and {q}; the two sets must not overlap.")
-    gen = st._resolve_rng(rng)
+    gen = st.resolve_rng(rng)
     found, missing = {}, []
     for k, words in sets.items():
         res = lookup(kv, words, case=case, what=f"set {k}")
-        if res.missing and on_missing == "raise":
-            raise KeyError(f"Not in the embedding (set {k}): {', '.join(map(repr, res.missing))}.")
+        if res.missing_words and on_missing == "raise":
+            raise KeyError(f"Not in the embedding (set {k}): {', '.join(map(repr, res.missing_words))}.")
         if not res.words:
             raise ValueError(f"None of the words of set {k} is in the embedding ({', '.join(words[:5])}, ...); "
                              "check the spelling and the case, or use another embedding.")
-        missing += res.missing
+        missing += res.missing_words
         found[k] = res
     xw, yw, trimmed = trim_to_equal(found["X"].words, found["Y"].words, gen)
     row = {k: dict(zip(found[k].words, found[k].vectors)) for k in ("X", "Y")}

@@ -25,14 +25,14 @@ class WefatResult:
     """WEFAT result: words, their property and association, and the fit.
 
     ``slope`` and ``intercept`` are those of the paper's regression of the property on the
-    association (predicting p_w from s(w, A, B)); ``pearson_r`` and ``p_value`` the correlation.
+    association (predicting p_w from s(w, A, B)); ``pearson_r`` and ``pvalue`` the correlation.
     """
 
     words: list[str]
     values: np.ndarray
     scores: np.ndarray
     pearson_r: float
-    p_value: float
+    pvalue: float
     slope: float
     intercept: float
     missing_words: list[str] = field(default_factory=list)
@@ -75,7 +75,7 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
     if not 0.0 <= drop_least_namelike < 1.0:
         raise ValueError("drop_least_namelike is a fraction between 0 and 1 (the paper used 0.2).")
     found = lookup(kv, words, case=case, what="the target words")
-    missing = set(found.missing)
+    missing = set(found.missing_words)
     keep_vals = np.array([v for w, v in zip(words, vals) if w not in missing])
     fw, W = list(found.words), found.vectors
     filtered: list[str] = []
@@ -93,7 +93,7 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
     r, p = sps.pearsonr(scores, keep_vals)
     fit = sps.linregress(scores, keep_vals)
     return WefatResult(fw, keep_vals, scores, float(r), float(p), float(fit.slope), float(fit.intercept),
-                       found.missing, filtered)
+                       found.missing_words, filtered)
 
 
 def run_wefat_occupations(kv, *, ddof: int = 1) -> WefatResult:

@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["data_dir", "WordSet", "WeatSpec", "weat_tests", "weat_test", "wefat_occupations",
-           "wefat_names", "FEMALE_TERMS", "MALE_TERMS"]
+           "wefat_names", "wefat_paper", "FEMALE_TERMS", "MALE_TERMS"]
 
 
 def data_dir() -> Path:
@@ -106,3 +106,17 @@ def wefat_occupations() -> tuple[list[str], list[float]]:
 def wefat_names() -> tuple[list[str], list[float]]:
     """The 50 androgynous names of Figure 2 and the % female with that name (1990 U.S. census)."""
     return _read_csv("names_census1990.csv", "name", "percent_female")
+
+
+def wefat_paper() -> dict[str, dict]:
+    """What the paper reports for its two WEFATs (GloVe Common Crawl 840B), from ``data/wefat_paper.json``.
+
+    Returns
+    -------
+    dict
+        ``{"occupations": {...}, "names": {...}}``, each with ``figure`` (1 or 2), ``n`` (words),
+        ``pearson_r`` (0.90 and 0.84) and ``p_below`` (the bound on P in the caption).
+    """
+    with open(data_dir() / "wefat_paper.json", encoding="utf-8") as fh:
+        doc = json.load(fh)
+    return {k: doc[k] for k in ("occupations", "names")}

@@ -23,7 +23,7 @@ MUTANTS = [
     {"name": "associations that returns a column (n, 1) instead of a 1-D array", "cell": "associations", "fails": ["associations_tests", "score_words_tests"],
      "replace": [(_ASSOCIATIONS, f"return ({_ASSOCIATIONS[len('return '):]})[:, None]")]},
     {"name": "score_words that reports only the missing target words, not the missing attribute words", "cell": "score_words", "fails": ["score_words_tests"],
-     "replace": [("return list(found_t.words), scores, missing", "return list(found_t.words), scores, found_t.missing")]},
+     "replace": [("return list(found_t.words), scores, missing", "return list(found_t.words), scores, found_t.missing_words")]},
     {"name": "score_words that returns an empty result instead of raising when no target word is found", "cell": "score_words", "fails": ["score_words_tests"],
      "replace": [("if not found_t.words or not found_a.words or not found_b.words:", "if not found_t.words:"),
                  ('raise ValueError(f"A word list has no word in the embedding; missing words: {missing}")',

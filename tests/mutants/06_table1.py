@@ -12,7 +12,7 @@ MUTANTS = [
      "replace": [("if word.lower() in kv.key_to_index:", "if word in kv.key_to_index:")]},
     {"name": "in_vocabulary that calls the course's reference lookup", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"],
      "replace": [("def in_vocabulary(", "from helpers.embeddings import lookup\n\ndef in_vocabulary("),
-                 (_FOUND, 'res = lookup(kv, words, case="lower")\n    return res.words, res.missing')]},
+                 (_FOUND, 'res = lookup(kv, words, case="lower")\n    return res.words, res.missing_words')]},
     {"name": "OOV rule trims with NumPy's global random state instead of the rng passed in", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"],
      "replace": [("drop = set(rng.choice(", "drop = set(np.random.choice(")]},
     {"name": "OOV rule cuts the larger set to size by dropping its last words (not at random)", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"],
@@ -42,7 +42,7 @@ def table1_rows(kv, *, seed=0, n_resamples=20_000):
 '''},
     {"name": "in_vocabulary that imports the reference lookup inside the function (invisible to check_own_work)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"],
      "replace": [(_FOUND, "from helpers.embeddings import lookup\n"
-                          '    res = lookup(kv, list(words), case="lower")\n    return res.words, res.missing')]},
+                          '    res = lookup(kv, list(words), case="lower")\n    return res.words, res.missing_words')]},
     {"name": "apply_oov_rule that imports the reference trim_to_equal inside the function", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"],
      "replace": [(_EQUAL, "    from helpers.weat import trim_to_equal\n"
                           "    x, y, dropped = trim_to_equal(x, y, rng)\n    return x, y, missing, dropped\n")]},
