@@ -15,7 +15,7 @@ from nbclient.exceptions import CellExecutionError
 from .common import ROOT, Context, Row, fmt_value, table
 
 SECTION = "Notebooks"
-BUDGET = 60.0  # seconds per notebook, as in tests/test_notebooks.py
+BUDGET = 60.0  # seconds per solution notebook (CONTRIBUTING.md)
 
 
 def assignments(solutions: Path = ROOT / "solutions") -> list[Path]:

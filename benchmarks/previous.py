@@ -120,22 +120,9 @@ def loop_reference_vectors(X, Y, A, B, n: int, rng: np.random.Generator) -> int:
 
 
 def loop_reference_scores(sx, sy, n: int, rng: np.random.Generator) -> int:
-    """``n`` permutations, one per Python iteration, over the precomputed per-word scores.
-
-    Parameters
-    ----------
-    sx, sy : numpy.ndarray
-        The scores s(w, A, B) of X and of Y.
-    n : int
-        Number of permutations.
-    rng : numpy.random.Generator
-        The only source of randomness.
-
-    Returns
-    -------
-    int
-        How many permutations were at least as extreme as the observed split.
-    """
+    """``n`` permutations, one per Python iteration, over the precomputed per-word scores ``sx`` and
+    ``sy`` (s(w, A, B) of X and of Y); ``n``, ``rng`` and the count returned as in
+    :func:`loop_reference_vectors`."""
     pooled = np.concatenate([sx, sy])
     nx = len(sx)
     observed = sx.sum() - sy.sum()

@@ -236,35 +236,32 @@ def test_sources_md_exists():
         assert name in text
 
 
-def test_occupations_csv():
-    rows = read_csv("occupations_bls2015.csv")
-    assert len(rows) == 50
-    words = [r["word"] for r in rows]
-    assert len(set(words)) == 50
-    assert (sha(words), sha([r["percent_women"] for r in rows])) == OCCUPATIONS_SHA
-    values = [float(r["percent_women"]) for r in rows]
+@pytest.mark.parametrize(("file", "word", "value", "loader", "pinned"), [
+    ("occupations_bls2015.csv", "word", "percent_women", wefat_occupations, OCCUPATIONS_SHA),
+    ("names_census1990.csv", "name", "percent_female", wefat_names, NAMES_SHA),
+])
+def test_wefat_csv_is_pinned_and_read_as_written(file, word, value, loader, pinned):
+    rows = read_csv(file)
+    words, values = [r[word] for r in rows], [float(r[value]) for r in rows]
+    assert len(rows) == len(set(words)) == 50
+    assert (sha(words), sha([r[value] for r in rows])) == pinned
     assert all(0 <= v <= 100 for v in values)
+    assert loader() == (words, values)
+
+
+def test_occupations_csv():
+    words, values = wefat_occupations()
     by_word = dict(zip(words, values))
     assert by_word["physician"] == by_word["surgeon"] == 37.9  # one BLS category
-    w, v = wefat_occupations()
-    assert w == words and v == values
     assert words[:4] == ["technician", "accountant", "supervisor", "engineer"] and words[-1] == "scientist"
 
 
 def test_names_csv():
-    rows = read_csv("names_census1990.csv")
-    assert len(rows) == 50
-    names = [r["name"] for r in rows]
-    assert len(set(names)) == 50
-    assert (sha(names), sha([r["percent_female"] for r in rows])) == NAMES_SHA
-    values = [float(r["percent_female"]) for r in rows]
-    assert all(0 <= v <= 100 for v in values)
     # percent_female = 100 f / (f + m) from the census frequencies (to the 2 decimals written)
-    for r in rows:
+    for r in read_csv("names_census1990.csv"):
         f, m = float(r["female_frequency_percent"]), float(r["male_frequency_percent"])
         assert float(r["percent_female"]) == pytest.approx(100 * f / (f + m), abs=0.006), r["name"]
-    w, v = wefat_names()
-    assert w == names and v == values
+    names, _ = wefat_names()
     assert names[:3] == ["Kelly", "Tracy", "Jamie"] and names[-1] == "Shelby"
 
 
