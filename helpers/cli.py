@@ -160,6 +160,19 @@ def _grade(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m helpers``: the ``replicate`` and ``grade`` commands.
+
+    Parameters
+    ----------
+    argv : list of str or None
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for an unusable embedding or course folder (a one-line
+        ``error:`` on stderr), 1 when autograding failed for a submission.
+    """
     parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("replicate", help="run all ten WEATs and both WEFATs and compare with the paper")

@@ -266,6 +266,20 @@ def load_embedding(
     are converted once by :func:`convert_text_embedding` to ``<name>.kv`` beside the file (or in
     ``cache_dir``) and memory-mapped from then on.
 
+    Parameters
+    ----------
+    path : str, os.PathLike or None
+        The embedding file; None for the default GloVe 6B 50d (:func:`load_default`).
+    cache_dir : str, os.PathLike or None
+        Where a converted text file is kept (default: beside the file).
+    progress : bool
+        Show a progress bar while a text file is converted.
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+        The vectors, memory-mapped where the format allows it.
+
     Raises
     ------
     FileNotFoundError
@@ -308,7 +322,20 @@ def load_embedding(
 # ---------------------------------------------------------------------------------------------
 
 def is_uncased(kv: KeyedVectors, sample: int = 20000) -> bool:
-    """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B)."""
+    """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B).
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    sample : int
+        How many of its first words are looked at (the answer is cached on ``kv``).
+
+    Returns
+    -------
+    bool
+        True for an uncased (lower-case only) embedding.
+    """
     cached = getattr(kv, "_course_uncased", None)
     if cached is None:
         # unused slots of a KeyedVectors made with count=n hold None: skip anything not a string
@@ -391,6 +418,30 @@ def lookup(kv: KeyedVectors, words: Sequence[str], *, case: str = "auto", what: 
     ``"lower"`` lower-cased, ``"auto"`` (default) lower-cased for an uncased embedding such as
     GloVe 6B and exact for a cased one such as GloVe Common Crawl 840B.
 
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    words : sequence of str
+        The words, as written (a list, not a single string).
+    case : {"auto", "exact", "lower"}
+        How words meet the keys (see above).
+    what : str
+        How error messages name the list.
+
+    Returns
+    -------
+    Lookup
+        ``words`` (found, as written), ``keys``, ``vectors`` (float64, one row each) and
+        ``missing_words``.
+
+    Raises
+    ------
+    TypeError
+        ``words`` is a single string or holds something that is not a string.
+    ValueError
+        ``case`` is not one of the three modes.
+
     Examples
     --------
     >>> kv = load_default()
@@ -418,6 +469,22 @@ def vectors(kv: KeyedVectors, words: Sequence[str], *, case: str = "auto", what:
     """Return the float64 vectors of ``words`` (one row each), or raise ``KeyError`` listing the missing ones.
 
     The error message suggests the case-folded form of a missing word when the embedding has it.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    words : sequence of str
+        The words, as written.
+    case : {"auto", "exact", "lower"}
+        How words meet the keys (see :func:`lookup`).
+    what : str
+        How the error message names the list.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(words), dim), float64
+        One vector per word, in order.
 
     Raises
     ------

@@ -19,7 +19,26 @@ def _ax(ax, figsize):
 
 def null_distribution(null: np.ndarray, observed: float, *, pvalue: float | None = None, method: str = "",
                       title: str = "Permutation null distribution of s(X, Y, A, B)", ax=None):
-    """Histogram of the permutation statistics with the observed statistic as a vertical line."""
+    """Histogram of the permutation statistics with the observed statistic as a vertical line.
+
+    Parameters
+    ----------
+    null : array_like
+        The statistics of the splits (``PermutationResult.null_distribution``).
+    observed : float
+        The observed statistic.
+    pvalue : float or None
+        Shown in the legend.
+    method : str
+        ``"exact"`` or ``"sampled"``, shown in the legend.
+    title : str
+    ax : matplotlib.axes.Axes or None
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     ax = _ax(ax, (7, 4))
     null = np.asarray(null, dtype=float)
     ax.hist(null, bins=min(80, max(10, int(np.sqrt(null.size)))), color="0.7", edgecolor="0.5", linewidth=0.3,
@@ -35,7 +54,25 @@ def null_distribution(null: np.ndarray, observed: float, *, pvalue: float | None
 
 def word_associations(words: Sequence[str], scores: Sequence[float], groups: Sequence[str] | None = None, *,
                       a_name: str = "A", b_name: str = "B", title: str | None = None, ax=None):
-    """Horizontal bars of s(w, A, B) per word, sorted, coloured by group (e.g. X and Y)."""
+    """Horizontal bars of s(w, A, B) per word, sorted, coloured by group (e.g. X and Y).
+
+    Parameters
+    ----------
+    words : sequence of str
+    scores : sequence of float
+        s(w, A, B) of each word.
+    groups : sequence of str or None
+        The group of each word (e.g. the target set's name), for the colours.
+    a_name, b_name : str
+        Names of the attribute sets, for the axis label.
+    title : str or None
+    ax : matplotlib.axes.Axes or None
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     scores = np.asarray(scores, dtype=float)
     order = np.argsort(scores)
     ax = _ax(ax, (6, max(3, 0.22 * len(words) + 1)))
@@ -58,7 +95,27 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
                 original: Sequence[float | None], *, ours_label: str = "this embedding",
                 intervals: Sequence[tuple[float, float]] | None = None,
                 title: str = "Table 1 effect sizes: original IAT, paper (GloVe 840B)\nand this embedding", ax=None):
-    """Effect sizes per test, one row each: the IAT's d, the paper's d and ours (with optional intervals)."""
+    """Effect sizes per test, one row each: the IAT's d, the paper's d and ours (with optional intervals).
+
+    Parameters
+    ----------
+    labels : sequence of str
+        One per test.
+    ours, paper : sequence of float
+        The effect sizes of this embedding and of the paper.
+    original : sequence of float or None
+        The IAT's d (None where there is none).
+    ours_label : str
+    intervals : sequence of (float, float) or None
+        An interval around each of ours (e.g. a bootstrap interval).
+    title : str
+    ax : matplotlib.axes.Axes or None
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
     n = len(labels)
     ax = _ax(ax, (10, 0.5 * n + 2.5))
     y = np.arange(n)[::-1]
@@ -88,6 +145,27 @@ def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Seque
     The line drawn is the fit of the score on the property, the natural line for this picture;
     the paper's regression (and ``WefatResult.slope``) predicts the property from the score
     instead. Both share Pearson's r, which the legend shows.
+
+    Parameters
+    ----------
+    values : sequence of float
+        The property (x), e.g. % women.
+    scores : sequence of float
+        The WEFAT scores (y).
+    words : sequence of str or None
+        Labels of the points (with ``annotate``).
+    pearson_r, pvalue : float or None
+        Shown in the legend.
+    paper_r : float or None
+        The paper's r, shown in the legend (``wordsets.wefat_paper()``).
+    xlabel, ylabel, title : str
+    annotate : bool
+    ax : matplotlib.axes.Axes or None
+        Where to draw (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
     """
     ax = _ax(ax, (7, 5))
     x, y = np.asarray(values, float), np.asarray(scores, float)

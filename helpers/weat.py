@@ -54,6 +54,7 @@ class WeatResult:
 
     @property
     def n_target(self) -> int:
+        """Words per target set used (after the out-of-vocabulary rule)."""
         return len(self.x_words)
 
     def __repr__(self) -> str:  # short: the arrays are long
@@ -66,6 +67,20 @@ def trim_to_equal(x: list[str], y: list[str], rng: np.random.Generator) -> tuple
     """The paper's rule: drop words at random from the larger target set until |X| = |Y|.
 
     Returns the new X, the new Y (order kept) and the dropped words.
+
+    Parameters
+    ----------
+    x, y : list of str
+        The target words found in the embedding.
+    rng : numpy.random.Generator
+        The only source of randomness: one ``rng.choice`` call when the sizes differ, none otherwise.
+
+    Returns
+    -------
+    x, y : list of str
+        The words kept, in their original order, now of equal length.
+    dropped : list of str
+        The words dropped, in their original order (``[]`` when the sizes were equal).
     """
     if len(x) == len(y):
         return x, y, []
@@ -110,6 +125,13 @@ def run_weat(
     alternative, method, n_resamples : passed to :func:`helpers.statistics.permutation_test`.
     rng : seed or ``numpy.random.Generator``, used for the trimming and for sampled tests.
     case : ``"auto"``, ``"exact"`` or ``"lower"`` (see :func:`helpers.embeddings.lookup`).
+
+    Returns
+    -------
+    WeatResult
+        ``effect_size``, ``pvalue``, ``statistic``, ``null_distribution``, ``method``,
+        ``n_resamples``, ``ddof``, the words used, their scores, ``missing_words`` and
+        ``trimmed_words``.
 
     Raises
     ------
@@ -157,6 +179,26 @@ def run_table1(kv, *, ddof: int = 1, n_resamples: int = 100_000, seed: int = 0, 
 
     Each test gets its own generator ``numpy.random.default_rng([seed, test_id])``, so one test's
     result does not depend on which other tests ran before it.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    ddof : int, 0 or 1
+        For the effect sizes (1: the authors' code).
+    n_resamples : int
+        Random splits per sampled permutation test.
+    seed : int
+        Seed of the per-test generators.
+    method : str
+        Passed to :func:`helpers.statistics.permutation_test` (``"auto"``: exact for small sets).
+    tests : sequence of WeatSpec or None
+        The tests to run (default: all ten, in order).
+
+    Returns
+    -------
+    list of WeatResult
+        One per test, in order, each with its ``test_id``.
     """
     results = []
     for t in tests or weat_tests():
