@@ -32,12 +32,14 @@ def null_distribution(null: np.ndarray, observed: float, *, pvalue: float | None
     method : str
         ``"exact"`` or ``"sampled"``, shown in the legend.
     title : str
+        The title.
     ax : matplotlib.axes.Axes or None
-        Where to draw (default: a new figure).
+        Where to draw; None draws on a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes, holding the histogram and the observed statistic as a red line.
     """
     ax = _ax(ax, (7, 4))
     null = np.asarray(null, dtype=float)
@@ -66,12 +68,14 @@ def word_associations(words: Sequence[str], scores: Sequence[float], groups: Seq
     a_name, b_name : str
         Names of the attribute sets, for the axis label.
     title : str or None
+        The title (default: one naming A and B).
     ax : matplotlib.axes.Axes or None
-        Where to draw (default: a new figure).
+        Where to draw; None draws on a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes, one horizontal bar per word.
     """
     scores = np.asarray(scores, dtype=float)
     order = np.argsort(scores)
@@ -106,15 +110,18 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
     original : sequence of float or None
         The IAT's d (None where there is none).
     ours_label : str
+        The legend's name for ours.
     intervals : sequence of (float, float) or None
         An interval around each of ours (e.g. a bootstrap interval).
     title : str
+        The title, over two lines by default (the three sources of d).
     ax : matplotlib.axes.Axes or None
-        Where to draw (default: a new figure).
+        Where to draw; None draws on a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes: three markers per test (the IAT's, the paper's and ours).
     """
     n = len(labels)
     ax = _ax(ax, (10, 0.5 * n + 2.5))
@@ -159,13 +166,16 @@ def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Seque
     paper_r : float or None
         The paper's r, shown in the legend (``wordsets.wefat_paper()``).
     xlabel, ylabel, title : str
+        The labels of the axes and the title.
     annotate : bool
+        Write each word next to its point.
     ax : matplotlib.axes.Axes or None
-        Where to draw (default: a new figure).
+        Where to draw; None draws on a new figure.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The axes, with the points, the least-squares line and the legend of r.
     """
     ax = _ax(ax, (7, 5))
     x, y = np.asarray(values, float), np.asarray(scores, float)

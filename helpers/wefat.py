@@ -157,7 +157,7 @@ def run_wefat_occupations(kv, *, ddof: int = 1) -> WefatResult:
     Returns
     -------
     WefatResult
-        The paper reports r = 0.90 on GloVe Common Crawl 840B (``wordsets.wefat_paper()``).
+        See :func:`run_wefat`; the paper reports r = 0.90 (``wordsets.wefat_paper()``).
     """
     words, values = wefat_occupations()
     return run_wefat(kv, words, values, ddof=ddof)
@@ -168,17 +168,15 @@ def run_wefat_names(kv, *, ddof: int = 1, drop_least_namelike: float = 0.2) -> W
 
     Parameters
     ----------
-    kv : gensim.models.KeyedVectors
-        The embedding.
-    ddof : int, 0 or 1
-        For the standard deviation of each word's cosines.
+    kv, ddof
+        As in :func:`run_wefat_occupations`.
     drop_least_namelike : float
         Fraction of the least name-like names dropped (the paper: 0.2).
 
     Returns
     -------
     WefatResult
-        The paper reports r = 0.84 on GloVe Common Crawl 840B (``wordsets.wefat_paper()``).
+        See :func:`run_wefat`; the paper reports r = 0.84 (``wordsets.wefat_paper()``).
     """
     words, values = wefat_names()
     return run_wefat(kv, words, values, ddof=ddof, drop_least_namelike=drop_least_namelike)
