@@ -4,44 +4,33 @@ _SPLITS = "idx = np.array(list(combinations(range(2 * n), n)))"
 _EXACT_P = "return float(k / len(null))"
 _PERMS = "perms = gen.permuted(np.tile(pooled, (rows, 1)), axis=1)"
 _SAMPLED_P = "return float((k + 1) / (n_resamples + 1))"
+_WITHOUT_OBSERVED = ("others = [c for c in combinations(range(2 * n), n) if c != tuple(range(n))]\n"
+                     "    idx = np.array(others, dtype=int).reshape(len(others), n)")
+_SPLIT_MASKS = ("mask = np.zeros((len(list(combinations(range(2 * n), n))), 2 * n), dtype=bool)\n"
+                "    for row, chosen in enumerate(combinations(range(2 * n), n)):\n"
+                "        mask[row, list(chosen)] = True")
+_CALL_SAMPLED = ('return permutation_test(sx, sy, method="sampled", n_resamples=n_resamples, rng=rng,\n'
+                 "                            alternative=alternative).pvalue")
+_CALL_EXACT_INSIDE = ("import helpers.statistics as h\n"
+                      '    return h.permutation_test(sx, sy, method="exact", alternative=alternative).pvalue')
+_CALL_SAMPLED_INSIDE = ("import helpers.statistics\n"
+                        '    return helpers.statistics.permutation_test(sx, sy, method="sampled", n_resamples=n_resamples, rng=rng,\n'
+                        "                                               alternative=alternative).pvalue")
 
+# One mutant per line: its name, the solution cell it changes, the test cells that must lose their
+# points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
-    {"name": "exact p-value that leaves out the observed split", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"],
-     "replace": [(_SPLITS, "others = [c for c in combinations(range(2 * n), n) if c != tuple(range(n))]\n"
-                           "    idx = np.array(others, dtype=int).reshape(len(others), n)"),
-                 (_EXACT_P, "return float(k / max(len(null), 1))")]},
-    {"name": "exact p-value with the paper's strict '>' (ties and the observed split do not count)", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"],
-     "replace": [("null >= observed - tol", "null > observed"),
-                 ("null <= observed + tol", "null < observed"),
-                 ("np.abs(null) >= abs(observed) - tol", "np.abs(null) > abs(observed)")]},
+    {"name": "exact p-value that leaves out the observed split", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [(_SPLITS, _WITHOUT_OBSERVED), (_EXACT_P, "return float(k / max(len(null), 1))")]},
+    {"name": "exact p-value with the paper's strict '>' (ties and the observed split do not count)", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [("null >= observed - tol", "null > observed"), ("null <= observed + tol", "null < observed"), ("np.abs(null) >= abs(observed) - tol", "np.abs(null) > abs(observed)")]},
     # each split's statistic summed its own way, so an exact tie with the observed one is luck
-    {"name": "exact p-value without the floating-point tolerance for ties", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"],
-     "replace": [("tol = 1e-10 * max(1.0, np.abs(pooled).sum())", "tol = 0.0"),
-                 (_SPLITS, "mask = np.zeros((len(list(combinations(range(2 * n), n))), 2 * n), dtype=bool)\n"
-                           "    for row, chosen in enumerate(combinations(range(2 * n), n)):\n"
-                           "        mask[row, list(chosen)] = True"),
-                 ("null = 2.0 * pooled[idx].sum(axis=1) - total",
-                  "null = np.array([pooled[m].sum() - pooled[~m].sum() for m in mask])")]},
-    {"name": "exact p-value that calls the course's reference implementation", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"],
-     "replace": [(_EXACT_P, 'return permutation_test(sx, sy, method="exact", alternative=alternative).pvalue')]},
-    {"name": "sampled p-value that resamples with replacement (a bootstrap, not a permutation)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"],
-     "replace": [(_PERMS, "perms = gen.choice(pooled, size=(rows, 2 * n), replace=True)")]},
-    {"name": "sampled p-value that leaves out the observed split (k / B)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"],
-     "replace": [(_SAMPLED_P, "return float(k / n_resamples)")]},
-    {"name": "sampled p-value that leaves out the observed split in the count only (k / (B + 1))", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"],
-     "replace": [(_SAMPLED_P, "return float(k / (n_resamples + 1))")]},
-    {"name": "sampled p-value from NumPy's global random state (ignores rng: not reproducible)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"],
-     "replace": [(_PERMS, "perms = np.array([np.random.permutation(pooled) for _ in range(rows)])")]},
-    {"name": "sampled p-value that calls the course's reference implementation", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"],
-     "replace": [(_SAMPLED_P, 'return permutation_test(sx, sy, method="sampled", n_resamples=n_resamples, rng=rng,\n'
-                              '                            alternative=alternative).pvalue')]},
+    {"name": "exact p-value without the floating-point tolerance for ties", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [("tol = 1e-10 * max(1.0, np.abs(pooled).sum())", "tol = 0.0"), (_SPLITS, _SPLIT_MASKS), ("null = 2.0 * pooled[idx].sum(axis=1) - total", "null = np.array([pooled[m].sum() - pooled[~m].sum() for m in mask])")]},
+    {"name": "exact p-value that calls the course's reference implementation", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [(_EXACT_P, 'return permutation_test(sx, sy, method="exact", alternative=alternative).pvalue')]},
+    {"name": "sampled p-value that resamples with replacement (a bootstrap, not a permutation)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_PERMS, "perms = gen.choice(pooled, size=(rows, 2 * n), replace=True)")]},
+    {"name": "sampled p-value that leaves out the observed split (k / B)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, "return float(k / n_resamples)")]},
+    {"name": "sampled p-value that leaves out the observed split in the count only (k / (B + 1))", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, "return float(k / (n_resamples + 1))")]},
+    {"name": "sampled p-value from NumPy's global random state (ignores rng: not reproducible)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_PERMS, "perms = np.array([np.random.permutation(pooled) for _ in range(rows)])")]},
+    {"name": "sampled p-value that calls the course's reference implementation", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, _CALL_SAMPLED)]},
     # check_own_work (which reads the code) does not see this one; the run-time spy does
-    {"name": "exact p-value that imports the reference implementation inside the function", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"],
-     "replace": [(_EXACT_P, "import helpers.statistics as h\n"
-                            '    return h.permutation_test(sx, sy, method="exact", alternative=alternative).pvalue')]},
-    {"name": "sampled p-value that imports the reference implementation inside the function", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"],
-     "replace": [(_SAMPLED_P, "import helpers.statistics\n"
-                              '    return helpers.statistics.permutation_test(sx, sy, method="sampled", '
-                              "n_resamples=n_resamples, rng=rng,\n"
-                              "                                               alternative=alternative).pvalue")]},
+    {"name": "exact p-value that imports the reference implementation inside the function", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [(_EXACT_P, _CALL_EXACT_INSIDE)]},
+    {"name": "sampled p-value that imports the reference implementation inside the function", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, _CALL_SAMPLED_INSIDE)]},
 ]

@@ -8,33 +8,26 @@ scores (or its filtered names) wrong.
 _SD = "sd = np.concatenate([cos_a, cos_b], axis=1).std(axis=1, ddof=ddof)"
 _SCORE = "return (cos_a.mean(axis=1) - cos_b.mean(axis=1)) / sd"
 _ORDER = 'order = np.argsort(-distance, kind="stable")'
+_IMPORT_REFERENCE = ("from helpers.statistics import wefat_association\n"
+                     "\n"
+                     "def wefat_score(")
+_CALL_INSIDE = ("import helpers.statistics as h\n"
+                "    return np.atleast_1d(h.wefat_association(W, A, B, ddof=ddof))")
+_NAME_LIKENESS_INSIDE = ("from helpers.wefat import name_likeness\n"
+                         '    order = np.argsort(name_likeness(V), kind="stable")')
 
+# One mutant per line: its name, the solution cell it changes, the test cells that must lose their
+# points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
-    {"name": "WEFAT score with the population standard deviation whatever ddof says", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"],
-     "replace": [(_SD, "sd = np.concatenate([cos_a, cos_b], axis=1).std(axis=1)")]},
-    {"name": "WEFAT score without the normalisation (the plain WEAT association)", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"],
-     "replace": [(_SCORE, "return cos_a.mean(axis=1) - cos_b.mean(axis=1)")]},
-    {"name": "WEFAT score normalised by the std of A's and B's cosines separately (averaged)", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"],
-     "replace": [(_SD, "sd = (cos_a.std(axis=1, ddof=ddof) + cos_b.std(axis=1, ddof=ddof)) / 2")]},
-    {"name": "WEFAT score that calls the course's reference wefat_association", "cell": "wefat_score", "fails": ["wefat_score_tests"],
-     "replace": [("def wefat_score(", "from helpers.statistics import wefat_association\n\ndef wefat_score("),
-                 (_SCORE, "return np.atleast_1d(wefat_association(W, A, B, ddof=ddof))")]},
-    {"name": "name-likeness filter that drops the MOST name-like words", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests", "wefat_correlation_tests"],
-     "replace": [(_ORDER, 'order = np.argsort(distance, kind="stable")')]},
-    {"name": "name-likeness filter that rounds fraction * n instead of rounding down", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests"],
-     "replace": [("k = int(np.floor(fraction * len(words)))", "k = int(round(fraction * len(words)))")]},
-    {"name": "name-likeness filter with the centroid of the raw (not unit-length) vectors", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests", "wefat_correlation_tests"],
-     "replace": [("distance = np.linalg.norm(U - U.mean(axis=0), axis=1)",
-                  "distance = np.linalg.norm(V - V.mean(axis=0), axis=1)")]},
-    {"name": "wefat_correlation that regresses the scores on the values (slope the wrong way round)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"],
-     "replace": [("fit = linregress(scores, used_values)", "fit = linregress(used_values, scores)")]},
-    {"name": "wefat_correlation that keeps the values of missing words (values and words out of step)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"],
-     "replace": [("used, used_values = [words[i] for i in found], values[found]",
-                  "used, used_values = [words[i] for i in found], values[:len(found)]")]},
-    {"name": "WEFAT score that imports the reference wefat_association inside the function", "cell": "wefat_score", "fails": ["wefat_score_tests"],
-     "replace": [(_SCORE, "import helpers.statistics as h\n"
-                          "    return np.atleast_1d(h.wefat_association(W, A, B, ddof=ddof))")]},
-    {"name": "name-likeness filter that imports the reference name_likeness inside the function", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests"],
-     "replace": [(_ORDER, "from helpers.wefat import name_likeness\n"
-                          '    order = np.argsort(name_likeness(V), kind="stable")')]},
+    {"name": "WEFAT score with the population standard deviation whatever ddof says", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"], "replace": [(_SD, "sd = np.concatenate([cos_a, cos_b], axis=1).std(axis=1)")]},
+    {"name": "WEFAT score without the normalisation (the plain WEAT association)", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"], "replace": [(_SCORE, "return cos_a.mean(axis=1) - cos_b.mean(axis=1)")]},
+    {"name": "WEFAT score normalised by the std of A's and B's cosines separately (averaged)", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"], "replace": [(_SD, "sd = (cos_a.std(axis=1, ddof=ddof) + cos_b.std(axis=1, ddof=ddof)) / 2")]},
+    {"name": "WEFAT score that calls the course's reference wefat_association", "cell": "wefat_score", "fails": ["wefat_score_tests"], "replace": [("def wefat_score(", _IMPORT_REFERENCE), (_SCORE, "return np.atleast_1d(wefat_association(W, A, B, ddof=ddof))")]},
+    {"name": "name-likeness filter that drops the MOST name-like words", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests", "wefat_correlation_tests"], "replace": [(_ORDER, 'order = np.argsort(distance, kind="stable")')]},
+    {"name": "name-likeness filter that rounds fraction * n instead of rounding down", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests"], "replace": [("k = int(np.floor(fraction * len(words)))", "k = int(round(fraction * len(words)))")]},
+    {"name": "name-likeness filter with the centroid of the raw (not unit-length) vectors", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests", "wefat_correlation_tests"], "replace": [("distance = np.linalg.norm(U - U.mean(axis=0), axis=1)", "distance = np.linalg.norm(V - V.mean(axis=0), axis=1)")]},
+    {"name": "wefat_correlation that regresses the scores on the values (slope the wrong way round)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("fit = linregress(scores, used_values)", "fit = linregress(used_values, scores)")]},
+    {"name": "wefat_correlation that keeps the values of missing words (values and words out of step)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("used, used_values = [words[i] for i in found], values[found]", "used, used_values = [words[i] for i in found], values[:len(found)]")]},
+    {"name": "WEFAT score that imports the reference wefat_association inside the function", "cell": "wefat_score", "fails": ["wefat_score_tests"], "replace": [(_SCORE, _CALL_INSIDE)]},
+    {"name": "name-likeness filter that imports the reference name_likeness inside the function", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests"], "replace": [(_ORDER, _NAME_LIKENESS_INSIDE)]},
 ]
