@@ -98,8 +98,12 @@ def _root(node) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _bound_at_top(tree) -> set[str]:
-    """Names a cell binds in the notebook's namespace (top level, or ``global`` in a function)."""
+def _bound_at_top(tree, course_imports=None) -> set[str]:
+    """Names a cell binds in the notebook's namespace (top level, or ``global`` in a function).
+
+    An import that binds a name to what the course's own cells bind it to (``import numpy as
+    np`` again) does not count."""
+    course_imports = course_imports or {}
     out: set[str] = set()
 
     def targets(t):
@@ -120,8 +124,9 @@ def _bound_at_top(tree) -> set[str]:
                         out.update(n.names)
                 continue
             if isinstance(s, (ast.Import, ast.ImportFrom)):
-                for a in s.names:
-                    out.add(a.asname or a.name.split(".")[0])
+                for name, path in _imports(s).items():
+                    if course_imports.get(name) != path:
+                        out.add(name)
             elif isinstance(s, ast.Assign):
                 for t in s.targets:
                     targets(t)
@@ -185,8 +190,7 @@ def _parse(source: str):
     return tree, transformed.strip() != source.strip()
 
 
-def scan_source(source: str, *, modules: set[str] | frozenset = frozenset(),
-                protected: set[str] | frozenset = frozenset()) -> list[str]:
+def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), course_imports=None) -> list[str]:
     """Reasons, in plain words, why one cell's code needs a person (``[]`` when none).
 
     Parameters
@@ -198,6 +202,9 @@ def scan_source(source: str, *, modules: set[str] | frozenset = frozenset(),
         or deleting their attributes is flagged. The cell's own imports are added.
     protected : set of str
         Names the test cells rely on: binding one of them at notebook level is flagged.
+    course_imports : dict, optional
+        ``{name: module path}`` of the course's own imports (``{"np": "numpy"}``): importing the
+        same module under the same name again is not a rebinding.
 
     Returns
     -------
@@ -261,7 +268,7 @@ def scan_source(source: str, *, modules: set[str] | frozenset = frozenset(),
         elif isinstance(n, ast.Constant) and isinstance(n.value, str):
             if any(s in n.value for s in ("__builtins__", "__globals__", "__code__", "__subclasses__", "get_ipython")):
                 flag("contains the text of a Python internal (e.g. '__globals__' or 'get_ipython') in a string")
-    for name in sorted(_bound_at_top(tree) & set(protected)):
+    for name in sorted(_bound_at_top(tree, course_imports) & set(protected)):
         flag(f"rebinds {name}, which the tests of this notebook rely on")
     return reasons
 
@@ -431,13 +438,12 @@ def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) 
     course_cells = [c for c in nb.cells if c.cell_type == "code" and not _student_controlled(c)]
     course_cells += [c for c in nb.cells if _student_controlled(c) and not _meta(c).get("solution")
                      and c.source.strip() in provided]
-    modules: set[str] = set()
-    course_names: set[str] = set()
+    course_imports: dict[str, str] = {}
     for c in course_cells:
         tree, _ = _parse(c.source)
         if tree is not None:
-            modules |= set(_imports(tree))
-            course_names |= {k for k, v in _imports(tree).items()}
+            course_imports.update(_imports(tree))
+    modules, course_names = set(course_imports), set(course_imports)
     tests = [c for c in nb.cells if c.cell_type == "code" and _meta(c).get("grade")]
     used = set().union(*[_names_loaded(c.source) for c in tests]) if tests else set()
     protected = (used & (course_names | set(dir(builtins)))) | {n for n in used if n.startswith("check_")}
@@ -449,7 +455,7 @@ def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) 
         if not _meta(cell).get("solution") and cell.source.strip() in provided:
             continue
         where = _meta(cell).get("grade_id") or f"cell {k}"
-        for reason in scan_source(cell.source, modules=modules, protected=protected):
+        for reason in scan_source(cell.source, modules=modules, protected=protected, course_imports=course_imports):
             flags.append({"cell": where, "reason": reason})
         for func, ref, score in near_copies(cell.source, threshold):
             flags.append({"cell": where, "reason": f"{func} is a near-copy of the course's reference "
