@@ -52,7 +52,7 @@ __all__ = ["ALLOWED_IMPORTS", "SIMILARITY_THRESHOLD", "REFERENCE_MODULES", "scan
 ALLOWED_IMPORTS = frozenset({
     "numpy", "scipy", "math", "cmath", "statistics", "itertools", "functools", "collections", "operator",
     "typing", "dataclasses", "__future__", "numbers", "fractions", "decimal", "heapq", "bisect", "random",
-    "re", "string", "copy", "pandas", "matplotlib", "seaborn", "helpers",
+    "re", "string", "copy", "warnings", "pandas", "matplotlib", "seaborn", "helpers",
 })
 #: Course modules an answer may import (the others grade, scan or flag it).
 REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "plots")
