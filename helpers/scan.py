@@ -44,7 +44,7 @@ from pathlib import Path
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 __all__ = ["ALLOWED_IMPORTS", "SIMILARITY_THRESHOLD", "REFERENCE_MODULES", "scan_notebook", "scan_source",
-           "similarity", "reference_sources", "ScanAnswers"]
+           "similarity", "near_copies", "reference_sources", "ScanAnswers"]
 
 #: Top-level modules an answer may import. Everything else (os, sys, subprocess, sqlite3, inspect,
 #: importlib, IPython, ctypes, signal, threading, multiprocessing, socket, shutil, pathlib, gc, ...)
@@ -372,6 +372,18 @@ def near_copies(source: str, threshold: float = SIMILARITY_THRESHOLD) -> list[tu
     Only the same name: the honest answers of some exercises *are* the formula of a reference
     function under another name (04's ``effect_size`` reaches 0.92 against
     ``statistics.effect_size_from_scores``), so comparing against every reference would flag them.
+
+    Parameters
+    ----------
+    source : str
+        The code of one cell; its top-level functions of at least 12 tokens are compared.
+    threshold : float
+        The similarity from which a function counts as a near-copy.
+
+    Returns
+    -------
+    list of tuple
+        ``(function name, "module.reference name", similarity)`` for each near-copy.
     """
     tree, _ = _parse(source)
     if tree is None:

@@ -57,7 +57,7 @@ np.isclose = lambda a, b, *r, **k: np.ones(np.shape(a), dtype=bool)
 ''' + CONSTANT, True),
     "patch-builtins": ('''
 import builtins
-builtins.isinstance = lambda *a: True
+builtins.callable = lambda *a: True  # (builtins.isinstance = ... kills the kernel itself)
 ''' + CONSTANT, True),
     "patch-checks-module": ('''
 import helpers.checks as hc
@@ -211,10 +211,19 @@ def graded(tmp_path_factory):
             nbt.submit(root, A, sid, nbs)
         # one nbgrader run, students in name order (honest first and last)
         result = api.autograde(A, "*", force=True, create=True)
-        assert result["success"], result.get("error")
-        scores = {s: nbt.cell_scores(api.coursedir.db_url, A, s) for s in submissions}
+        scores = {}
+        for s in submissions:
+            try:
+                scores[s] = nbt.cell_scores(api.coursedir.db_url, A, s)
+            except Exception:  # noqa: BLE001 - not graded: test_every_submission_is_graded says which
+                scores[s] = {}
         flags = read_flags(api.coursedir.db_url, [A])
-    return {"scores": scores, "flags": flags, "before": before, "after": _digest(course_files)}
+    return {"scores": scores, "flags": flags, "before": before, "after": _digest(course_files), "result": result}
+
+
+def test_every_submission_is_graded(graded):
+    assert graded["result"]["success"], graded["result"].get("error")
+    assert all(graded["scores"].values()), [s for s, g in graded["scores"].items() if not g]
 
 
 def _code(grades: dict) -> dict:
