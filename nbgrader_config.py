@@ -12,3 +12,22 @@ c.Execute.interrupt_on_timeout = True
 
 # a student who deletes a graded cell gets it back (and graded) instead of "needs manual grading"
 c.OverwriteCells.add_missing_cells = True
+
+# Sandboxed autograding (docs/INSTRUCTORS.md, "Sandboxed grading"): each submission's kernel runs in
+# bubblewrap (Debian package `bubblewrap`), so it cannot read solutions/, the gradebook or this file,
+# write outside its own autograded/<student>/<assignment>/ folder, reach the network or outlive its
+# notebook; helpers.execute.ResilientExecute also makes a cell that hangs or kills the kernel cost that
+# cell only (flagged), instead of the whole submission. If bubblewrap is missing, autograding stops
+# with a message saying how to install it. To grade trusted submissions without the sandbox (they then
+# run with your rights): `nbgrader autograde A --Sandbox.enabled=False`.
+c.Autograde.autograde_preprocessors = [
+    "helpers.execute.ResilientExecute",   # in place of nbgrader.preprocessors.Execute
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Sandbox.enabled = True
+c.Sandbox.memory_mb = 4096      # address-space limit of a kernel (MiB); the notebooks peak at 2.0 GB

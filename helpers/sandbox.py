@@ -40,17 +40,18 @@ from traitlets.config import Configurable
 __all__ = ["SandboxError", "find_bwrap", "configure", "Sandbox", "SandboxKernelManager", "bwrap_command",
            "kernel_env", "DEFAULT_MEMORY_MB"]
 
-#: Default memory limit of a kernel (address space, MiB). The largest notebook of the course peaks
-#: at about 1.1 GB of address space in its kernel (measured with /proc/<pid>/status VmPeak over
-#: every notebook; numbers in docs/INSTRUCTORS.md); twice that leaves room for honest work.
-DEFAULT_MEMORY_MB = 2048
+#: Default memory limit of a kernel (address space, MiB). The course's nine worked solutions peak at
+#: 1.89-1.99 GB of address space in their sandboxed kernel (VmPeak in /proc/<pid>/status; most of it
+#: reserved by allocators and never touched: resident memory peaks at 0.36-0.49 GB). 4 GiB leaves
+#: room for honest work and stops a memory bomb long before the machine suffers.
+DEFAULT_MEMORY_MB = 4096
 
 #: Environment variables a sandboxed kernel keeps (plus names starting with ENV_PREFIXES).
 #: Everything else (database URLs, passwords, tokens, JPY_PARENT_PID) is dropped.
 ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
              "PYTHONWARNINGS", "PYDEVD_DISABLE_FILE_VALIDATION", "NBGRADER_EXECUTION", "MPLBACKEND",
              "COURSE_DATA_DIR")
-ENV_PREFIXES = ("LC_", "OPENBLAS_", "OMP_", "MKL_")
+ENV_PREFIXES = ("LC_", "OPENBLAS_", "OMP_", "MKL_", "MALLOC_")
 
 #: What of /etc the kernel sees (dynamic linker, users and groups by name, time zone, fonts).
 #: Not the rest: /etc holds server configurations, and root owns /etc/shadow.
@@ -159,13 +160,14 @@ def read_only_paths(course_root: Path, extra=(), env: dict | None = None) -> lis
 
 def kernel_env(env: dict, extra_allow=()) -> dict:
     """The environment of a sandboxed kernel: the allow-listed variables of ``env``, a private
-    ``HOME`` and ``TMPDIR``, and one BLAS thread unless set (many kernels share the grading machine,
-    and each thread's buffers count against the memory limit)."""
+    ``HOME`` and ``TMPDIR``, one BLAS thread and two malloc arenas unless set (many kernels share the
+    grading machine, and each thread's buffers and arenas count against the memory limit)."""
     allow = set(ENV_ALLOW) | set(extra_allow)
     out = {k: v for k, v in env.items() if k in allow or k.startswith(ENV_PREFIXES)}
     out.update(HOME=SANDBOX_HOME, TMPDIR="/tmp", PATH=env.get("PATH", "/usr/local/bin:/usr/bin:/bin"))
     for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         out.setdefault(k, "1")
+    out.setdefault("MALLOC_ARENA_MAX", "2")  # glibc reserves 64 MB per thread arena otherwise (0.75 GB measured)
     return out
 
 
@@ -308,13 +310,16 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None):
 
     from .execute import ResilientExecute
 
-    current = cfg.Autograde.get("autograde_preprocessors") or Autograde.autograde_preprocessors.default_value
+    current = cfg.Autograde.get("autograde_preprocessors") or Autograde.class_traits()["autograde_preprocessors"].default()
     swapped = []
     for pp in current:
         name = pp if isinstance(pp, str) else f"{pp.__module__}.{pp.__qualname__}"
-        if pp is Execute or name in ("nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute"):
+        if pp is Execute or name in ("nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute",
+                                     "helpers.execute.ResilientExecute"):
             pp = ResilientExecute
         swapped.append(pp)
+    if ResilientExecute not in swapped:
+        raise SandboxError("Autograde.autograde_preprocessors has no Execute step to sandbox: " + repr(current))
     cfg.Autograde.autograde_preprocessors = swapped
     cfg.Sandbox.enabled = bool(sandbox)
     if memory_mb is not None:
