@@ -214,7 +214,7 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     for p in sorted({Path(p) for p in read_only}, key=lambda p: (len(p.parts), str(p))):
         cmd += ["--ro-bind", str(p), str(p)]
     cmd += ["--bind", str(private_dir), str(private_dir), "--bind", str(workdir), str(workdir),
-            "--chdir", str(workdir), "--"]
+            "--remount-ro", "/", "--chdir", str(workdir), "--"]
     if memory_mb:
         cmd += ["prlimit", f"--as={int(memory_mb) * 1024 * 1024}", "--"]
     return cmd + list(kernel_cmd)
