@@ -137,7 +137,7 @@ KEEP_OTHER_EXERCISES = {"j-swallow-interrupt", "k-exit-in-answer", "l-exit-in-fu
 WRONG_QUIET = {
     "cosine_solution": "def cosine(u, v):\n    return float(np.dot(u, v))\n",
     "unit_rows_solution": "def unit_rows(M):\n    return np.array(M, dtype=float)\n",
-    "cosine_matrix_solution": "def cosine_matrix(U, V):\n    return np.asarray(U, dtype=float) @ np.asarray(V, dtype=float).T\n",
+    "cosine_matrix_solution": "def cosine_matrix(U, V):\n    return np.array([[float(np.dot(u, v)) for v in V] for u in U])\n",
 }
 
 
