@@ -59,6 +59,9 @@ ETC_ALLOW = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "local
              "group", "nsswitch.conf", "hosts", "host.conf", "mime.types", "fonts", "matplotlibrc",
              "os-release", "debian_version")
 
+#: System folders bound read-only (or recreated as the same symbolic links, on merged-/usr systems).
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
 #: Where the kernel's HOME is inside the sandbox (on its private /tmp).
 SANDBOX_HOME = "/tmp/home"
 
@@ -201,7 +204,7 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
            "--hostname", "sandbox", "--clearenv", "--unsetenv", "JPY_PARENT_PID"]
     for k, v in sorted(env.items()):
         cmd += ["--setenv", k, v]
-    for name in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32", "opt"):
+    for name in SYSTEM_DIRS:
         p = Path("/") / name
         if p.is_symlink():
             cmd += ["--symlink", os.readlink(p), str(p)]
@@ -221,11 +224,17 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
 
 
 def check_workdir(workdir: Path, course_root: Path, read_only) -> None:
-    """Refuse a writable folder that holds the course, the package or the Python environment."""
+    """Refuse a writable folder that holds the course, the package or the Python environment, and a
+    course inside a system folder (which the kernel sees whole)."""
     for p in [course_root, _package_dir(), *read_only]:
         if _is_within(Path(p), workdir):
             raise SandboxError(f"Refusing to run a sandboxed kernel that may write {workdir}: it holds {p}. "
                                "Grade from the course root, where notebooks run in autograded/<student>/<assignment>/.")
+    for name in SYSTEM_DIRS:
+        system = Path("/") / name
+        if _is_within(course_root, system.resolve()) or _is_within(course_root, system):
+            raise SandboxError(f"The course folder {course_root} is inside {system}, which every sandboxed kernel "
+                               "can read: move the course (e.g. to /srv/<course>) so its solutions stay hidden.")
 
 
 class SandboxKernelManager(AsyncKernelManager):

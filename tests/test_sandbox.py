@@ -20,7 +20,7 @@ its own (error outputs, flags, replay). Tests that need bubblewrap skip without 
 """
 from __future__ import annotations
 
-import copy
+import asyncio
 import hashlib
 import os
 import socket
@@ -492,6 +492,17 @@ def test_kernel_env_is_an_allow_list():
 def test_workdir_holding_the_course_is_refused(tmp_path):
     with pytest.raises(sandbox.SandboxError, match="Refusing"):
         sandbox.check_workdir(tmp_path, tmp_path / "course", [])
+    with pytest.raises(sandbox.SandboxError, match="inside /usr"):
+        sandbox.check_workdir(tmp_path, Path("/usr/local/course"), [])
+
+
+def test_missing_bwrap_stops_the_kernel_start(monkeypatch, tmp_path):
+    from traitlets.config import Config
+
+    monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
+    km = sandbox.SandboxKernelManager(kernel_name="python3", config=Config())
+    with pytest.raises(sandbox.SandboxError, match="apt-get install bubblewrap"):
+        asyncio.run(km.start_kernel(cwd=str(tmp_path)))
 
 
 def test_configure_swaps_execute_and_needs_bwrap(monkeypatch):
