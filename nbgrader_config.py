@@ -13,21 +13,15 @@ c.Execute.interrupt_on_timeout = True
 # a student who deletes a graded cell gets it back (and graded) instead of "needs manual grading"
 c.OverwriteCells.add_missing_cells = True
 
-# Sandboxed autograding (docs/INSTRUCTORS.md, "Sandboxed grading"): each submission's kernel runs in
-# bubblewrap (Debian package `bubblewrap`), so it cannot read solutions/, the gradebook or this file,
-# write outside its own autograded/<student>/<assignment>/ folder, reach the network or outlive its
-# notebook; helpers.execute.ResilientExecute also makes a cell that hangs or kills the kernel cost that
-# cell only (flagged), instead of the whole submission. If bubblewrap is missing, autograding stops
-# with a message saying how to install it. To grade trusted submissions without the sandbox (they then
-# run with your rights): `nbgrader autograde A --Sandbox.enabled=False`.
-c.Autograde.autograde_preprocessors = [
-    "helpers.execute.ResilientExecute",   # in place of nbgrader.preprocessors.Execute
-    "nbgrader.preprocessors.IgnorePattern",
-    "nbconvert.preprocessors.ClearMetadataPreprocessor",
-    "nbgrader.preprocessors.LimitOutput",
-    "nbgrader.preprocessors.SaveAutoGrades",
-    "nbgrader.preprocessors.AssignLatePenalties",
-    "nbgrader.preprocessors.CheckCellMetadata",
-]
-c.Sandbox.enabled = True
-c.Sandbox.memory_mb = 4096      # address-space limit of a kernel (MiB); the notebooks peak at 2.0 GB
+# Sandboxed autograding (docs/INSTRUCTORS.md, "Sandboxed grading"); keep this at the end of the file,
+# after any Autograde.autograde_preprocessors list. Each submission's kernel runs in bubblewrap
+# (Debian package `bubblewrap`): it cannot read solutions/, the gradebook or this file, write outside
+# its own autograded/<student>/<assignment>/ folder, reach the network or outlive its notebook, and it
+# has a memory limit (MiB of address space; the notebooks peak at about 2 GB). nbgrader's Execute step
+# becomes helpers.execute.ResilientExecute: a cell that hangs or kills the kernel costs that cell
+# only (flagged), not the whole submission. If bubblewrap is missing, autograding stops with a message
+# saying how to install it. To grade trusted submissions without the sandbox (they then run with your
+# rights): `nbgrader autograde A --Sandbox.enabled=False`.
+from helpers.sandbox import configure  # noqa: E402
+
+configure(c, sandbox=True, memory_mb=4096, require_bwrap=False)

@@ -286,7 +286,7 @@ class SandboxKernelManager(AsyncKernelManager):
     start_kernel = KernelManager._async_start_kernel
 
 
-def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None):
+def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, require_bwrap: bool = True):
     """Set up an nbgrader configuration so that autograding runs each kernel sandboxed.
 
     Puts ``helpers.execute.ResilientExecute`` in place of nbgrader's ``Execute`` in
@@ -301,6 +301,10 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None):
         Run kernels in bubblewrap (default). ``False`` runs them with the grader's rights.
     memory_mb : int, optional
         Memory limit of a kernel in MiB (default :data:`DEFAULT_MEMORY_MB`; 0 for none).
+    require_bwrap : bool
+        Check now that bubblewrap is installed (default). ``nbgrader_config.py`` passes False: it is
+        read by every nbgrader command, and a missing bubblewrap should stop autograding only (the
+        kernel start raises :class:`SandboxError` then).
 
     Returns
     -------
@@ -312,7 +316,7 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None):
     SandboxError
         ``sandbox=True`` and bubblewrap is not installed (the message says how to install it).
     """
-    if sandbox and find_bwrap() is None:
+    if sandbox and require_bwrap and find_bwrap() is None:
         raise SandboxError(_missing_message())
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
