@@ -216,8 +216,10 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     # parents before children, so a folder bound inside another one stays visible
     for p in sorted({Path(p) for p in read_only}, key=lambda p: (len(p.parts), str(p))):
         cmd += ["--ro-bind", str(p), str(p)]
-    cmd += ["--bind", str(private_dir), str(private_dir), "--bind", str(workdir), str(workdir),
-            "--remount-ro", "/", "--chdir", str(workdir), "--"]
+    cmd += ["--bind", str(private_dir), str(private_dir)]
+    for f in sorted(private_dir.glob("*.json")):  # the connection file: the kernel reads it, never writes it
+        cmd += ["--ro-bind", str(f), str(f)]
+    cmd += ["--bind", str(workdir), str(workdir), "--remount-ro", "/", "--chdir", str(workdir), "--"]
     if memory_mb:
         cmd += ["prlimit", f"--as={int(memory_mb) * 1024 * 1024}", "--"]
     return cmd + list(kernel_cmd)

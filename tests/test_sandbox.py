@@ -446,6 +446,7 @@ def test_bwrap_command_isolates(tmp_path):
     private = tmp_path / "kernel"
     for p in (work, private, root / "solutions", root / ".venv"):
         p.mkdir(parents=True)
+    (private / "k.json").write_text("{}")
     ro = sandbox.read_only_paths(root, extra=[root / ".venv"], env={"PYTHONPATH": f"{root}:{tmp_path}"})
     cmd = sandbox.bwrap_command(["python", "-m", "ipykernel_launcher", "-f", str(private / "k.json")],
                                 workdir=work, private_dir=private, read_only=ro,
@@ -458,6 +459,7 @@ def test_bwrap_command_isolates(tmp_path):
     assert "--share-net" not in opts
     binds = _binds(opts)
     assert sorted(binds["rw"]) == sorted([str(work.resolve()), str(private.resolve())])
+    assert str(private.resolve() / "k.json") in binds["ro"]
     assert str(root.resolve() / ".venv") in binds["ro"]            # CI's venv inside the course root
     for hidden in (root, root / "solutions", tmp_path, Path.home(), Path("/")):
         assert str(Path(hidden).resolve()) not in binds["ro"] + binds["rw"], f"{hidden} is visible"
