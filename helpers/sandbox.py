@@ -269,7 +269,9 @@ class SandboxKernelManager(AsyncKernelManager):
         workdir = Path(kw.get("cwd") or os.getcwd()).resolve()
         root = settings.root()
         env = kw.get("env") or dict(os.environ)
-        read_only = read_only_paths(root, settings.read_only, env)
+        exe = shutil.which(kernel_cmd[0], path=env.get("PATH")) or kernel_cmd[0]
+        kernel_prefixes = {Path(os.path.abspath(exe)).parent.parent, Path(os.path.realpath(exe)).parent.parent}
+        read_only = read_only_paths(root, [*settings.read_only, *kernel_prefixes], env)
         check_workdir(workdir, root, read_only)
         kw["env"] = kernel_env(env, settings.env_allow)
         kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's connection banner, not the student's prints
