@@ -31,3 +31,16 @@ c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPrep
                                        SaveAutoGrades, SaveFlags, AssignLatePenalties, CheckCellMetadata]
 # flags live in the notebook's metadata until SaveFlags: keep them if someone enables ClearMetadataPreprocessor
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("course_flags",)}
+
+# Sandboxed autograding (docs/INSTRUCTORS.md, "Sandboxed grading"); keep this at the end of the file,
+# after any Autograde.autograde_preprocessors list. Each submission's kernel runs in bubblewrap
+# (Debian package `bubblewrap`): it cannot read solutions/, the gradebook or this file, write outside
+# its own autograded/<student>/<assignment>/ folder, reach the network or outlive its notebook, and it
+# has a memory limit (MiB of address space; the notebooks peak at about 2 GB). nbgrader's Execute step
+# becomes helpers.execute.ResilientExecute: a cell that hangs or kills the kernel costs that cell
+# only (flagged), not the whole submission. If bubblewrap is missing, autograding stops with a message
+# saying how to install it. To grade trusted submissions without the sandbox (they then run with your
+# rights): `nbgrader autograde A --Sandbox.enabled=False`.
+from helpers.sandbox import configure  # noqa: E402
+
+configure(c, sandbox=True, memory_mb=4096, require_bwrap=False)

@@ -1,0 +1,344 @@
+"""Sandboxed grading: each submission's kernel runs inside bubblewrap (``bwrap``).
+
+nbgrader runs a student's notebook in a Jupyter kernel with the grader's rights: without a
+sandbox an answer cell can read ``solutions/``, rewrite ``gradebook.db`` or the installed course
+package, talk to the network or leave a process behind. Here each kernel is started by
+bubblewrap (Debian package ``bubblewrap``, the sandbox Flatpak uses) in fresh Linux namespaces:
+
+* **files by allow-list**: the system folders, the Python environment, the course package's
+  ``helpers/`` and ``data/`` read-only; the notebook's own working folder
+  (``autograded/<student>/<assignment>/``) read-write; an empty ``/tmp`` and ``HOME``. Nothing
+  else exists inside: not ``solutions/``, ``source/``, ``release/``, ``submitted/``, ``feedback/``,
+  the gradebook, ``nbgrader_config.py``, other students' folders, ``/run`` or the grader's home;
+* **no network**: a network namespace of its own (the kernel talks to nbgrader through Unix
+  sockets in a private folder, jupyter_client's ``ipc`` transport);
+* **no process left behind**: a PID namespace of its own, so every process the notebook started
+  dies with the kernel (``--die-with-parent`` ends it if the grader dies);
+* **no privileges**: every capability dropped (as root bubblewrap would otherwise keep them);
+* **a memory limit** (``RLIMIT_AS``, set by ``prlimit``), so a memory bomb ends in
+  ``MemoryError`` in that cell, not in the machine swapping;
+* **a cleared environment** with an allow-list (no database URL or password leaks in).
+
+Interrupts are sent as Jupyter messages (a signal cannot reach a process in another PID
+namespace). :func:`configure` sets up an nbgrader configuration; ``nbgrader_config.py`` switches
+the sandbox on for plain ``nbgrader autograde``. ``helpers.execute.ResilientExecute`` is the
+preprocessor that starts these kernels.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager, KernelManager
+from traitlets import Bool, Integer, List, Unicode
+from traitlets.config import Configurable
+
+__all__ = ["SandboxError", "find_bwrap", "configure", "Sandbox", "SandboxKernelManager", "bwrap_command",
+           "kernel_env", "DEFAULT_MEMORY_MB"]
+
+#: Default memory limit of a kernel (address space, MiB). The course's nine worked solutions peak at
+#: 1.89-1.99 GB of address space in their sandboxed kernel (VmPeak in /proc/<pid>/status; most of it
+#: reserved by allocators and never touched: resident memory peaks at 0.36-0.49 GB). 4 GiB leaves
+#: room for honest work and stops a memory bomb long before the machine suffers.
+DEFAULT_MEMORY_MB = 4096
+
+#: Environment variables a sandboxed kernel keeps (plus names starting with ENV_PREFIXES).
+#: Everything else (database URLs, passwords, tokens, JPY_PARENT_PID) is dropped.
+ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "TZ", "TERM", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+             "PYTHONWARNINGS", "PYDEVD_DISABLE_FILE_VALIDATION", "NBGRADER_EXECUTION", "MPLBACKEND",
+             "COURSE_DATA_DIR")
+ENV_PREFIXES = ("LC_", "OPENBLAS_", "OMP_", "MKL_", "MALLOC_")
+
+#: What of /etc the kernel sees (dynamic linker, users and groups by name, time zone, fonts).
+#: Not the rest: /etc holds server configurations, and root owns /etc/shadow.
+ETC_ALLOW = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "timezone", "passwd",
+             "group", "nsswitch.conf", "hosts", "host.conf", "mime.types", "fonts", "matplotlibrc",
+             "os-release", "debian_version")
+
+#: System folders bound read-only (or recreated as the same symbolic links, on merged-/usr systems).
+SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+
+#: Where the kernel's HOME is inside the sandbox (on its private /tmp).
+SANDBOX_HOME = "/tmp/home"
+
+_INSTALL = (
+    "Install bubblewrap, the sandbox that keeps a submission away from the answers, the gradebook, other "
+    "students' work, the network and the course's files (Debian/Ubuntu: `sudo apt-get install bubblewrap`; "
+    "Fedora: `sudo dnf install bubblewrap`), or grade WITHOUT the sandbox: `python -m helpers grade "
+    "--no-sandbox` or `nbgrader autograde ... --Sandbox.enabled=False`. Without it every submission runs "
+    "with your rights: it can read the worked solutions, change any grade, rewrite the course's files "
+    "and reach the network. Do that only for submissions you trust."
+)
+
+
+class SandboxError(RuntimeError):
+    """The sandbox cannot be used (bubblewrap missing, or an unsafe folder would be exposed)."""
+
+
+def find_bwrap() -> str | None:
+    """The path of the bubblewrap executable, or None when it is not installed.
+
+    Returns
+    -------
+    str or None
+        ``bwrap`` found on ``PATH`` (or in ``/usr/bin``), else None.
+    """
+    return shutil.which("bwrap") or shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
+
+
+def _missing_message() -> str:
+    return f"bubblewrap (`bwrap`) is not installed, so submissions cannot be graded in a sandbox. {_INSTALL}"
+
+
+class Sandbox(Configurable):
+    """Settings of the grading sandbox (``c.Sandbox.*`` in ``nbgrader_config.py`` or on the command line)."""
+
+    enabled = Bool(True, help="Run each grading kernel in a bubblewrap sandbox. Switch off only for trusted "
+                              "submissions (`--Sandbox.enabled=False`).").tag(config=True)
+    memory_mb = Integer(DEFAULT_MEMORY_MB, help="Address-space limit of a kernel in MiB (0: no limit).").tag(config=True)
+    course_root = Unicode("", help="The course folder (default: CourseDirectory.root, else the current "
+                                   "folder). Never visible inside the sandbox.").tag(config=True)
+    read_only = List(Unicode(), help="Extra folders the kernel may read (e.g. a shared data folder).").tag(config=True)
+    env_allow = List(Unicode(), help="Extra environment variables the kernel keeps.").tag(config=True)
+
+    def root(self) -> Path:
+        root = self.course_root
+        if not root:
+            root = self.config.get("CourseDirectory", {}).get("root", "") or os.getcwd()
+        return Path(root).resolve()
+
+
+def _package_dir() -> Path:
+    """The folder of the course package (``helpers/``) the grader imports; the kernel imports the same."""
+    return Path(__file__).resolve().parent
+
+
+def _is_within(path: Path, other: Path) -> bool:
+    """``path`` is ``other`` or inside it."""
+    try:
+        path.relative_to(other)
+        return True
+    except ValueError:
+        return False
+
+
+def python_roots() -> list[Path]:
+    """The folders of the Python environment: ``sys.prefix``, ``sys.base_prefix``, ``sys.exec_prefix``
+    and their real paths (a venv's interpreter is a symbolic link into the base installation)."""
+    roots = []
+    for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix):
+        roots += [Path(os.path.abspath(p)), Path(os.path.realpath(p))]
+    exe = Path(os.path.realpath(sys.executable))
+    roots.append(exe.parent.parent)
+    return roots
+
+
+def read_only_paths(course_root: Path, extra=(), env: dict | None = None) -> list[Path]:
+    """Folders bound read-only besides the system: the Python environment, the course package's
+    ``helpers/`` and ``data/``, ``PYTHONPATH`` entries and ``extra``. An entry that would reveal the
+    course root, the package's whole folder or the grader's home (being one of them or above them)
+    is left out; its allowed parts (``helpers/``, ``data/``, a venv inside) are bound on their own."""
+    env = os.environ if env is None else env
+    package = _package_dir()
+    candidates = python_roots() + [package, package.parent / "data"]
+    if env.get("COURSE_DATA_DIR"):
+        candidates.append(Path(env["COURSE_DATA_DIR"]))
+    candidates += [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    candidates += [Path(p) for p in extra]
+    protected = [course_root, package.parent, Path.home().resolve(), Path("/")]
+    out: list[Path] = []
+    for p in candidates:
+        p = Path(os.path.abspath(p))
+        for q in {p, Path(os.path.realpath(p))}:
+            if not q.exists() or any(_is_within(x, q) for x in protected):
+                continue
+            if q not in out:
+                out.append(q)
+    return out
+
+
+def kernel_env(env: dict, extra_allow=()) -> dict:
+    """The environment of a sandboxed kernel: the allow-listed variables of ``env``, a private
+    ``HOME`` and ``TMPDIR``, one BLAS thread and two malloc arenas unless set (many kernels share the
+    grading machine, and each thread's buffers and arenas count against the memory limit)."""
+    allow = set(ENV_ALLOW) | set(extra_allow)
+    out = {k: v for k, v in env.items() if k in allow or k.startswith(ENV_PREFIXES)}
+    out.update(HOME=SANDBOX_HOME, TMPDIR="/tmp", PATH=env.get("PATH", "/usr/local/bin:/usr/bin:/bin"))
+    for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        out.setdefault(k, "1")
+    out.setdefault("MALLOC_ARENA_MAX", "2")  # glibc reserves 64 MB per thread arena otherwise (0.75 GB measured)
+    return out
+
+
+def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env: dict, memory_mb: int = 0,
+                  bwrap: str = "bwrap") -> list[str]:
+    """The bubblewrap command line that runs ``kernel_cmd`` in the sandbox.
+
+    Parameters
+    ----------
+    kernel_cmd : list of str
+        The kernel's own command (``python -m ipykernel_launcher -f <connection file>``).
+    workdir : path
+        The notebook's folder: the only folder the kernel may write (also its working folder).
+    private_dir : path
+        The per-kernel folder holding the connection file and the ZeroMQ Unix sockets.
+    read_only : list of paths
+        Folders bound read-only besides the system folders (:func:`read_only_paths`).
+    env : dict
+        The kernel's whole environment (:func:`kernel_env`); everything else is cleared.
+    memory_mb : int
+        Address-space limit (``RLIMIT_AS``) in MiB; 0 for none.
+    bwrap : str
+        The bubblewrap executable.
+
+    Returns
+    -------
+    list of str
+    """
+    workdir, private_dir = Path(workdir).resolve(), Path(private_dir).resolve()
+    cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+           "--hostname", "sandbox", "--clearenv", "--unsetenv", "JPY_PARENT_PID"]
+    for k, v in sorted(env.items()):
+        cmd += ["--setenv", k, v]
+    for name in SYSTEM_DIRS:
+        p = Path("/") / name
+        if p.is_symlink():
+            cmd += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            cmd += ["--ro-bind", str(p), str(p)]
+    for name in ETC_ALLOW:
+        cmd += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+    # parents before children, so a folder bound inside another one stays visible
+    for p in sorted({Path(p) for p in read_only}, key=lambda p: (len(p.parts), str(p))):
+        cmd += ["--ro-bind", str(p), str(p)]
+    cmd += ["--bind", str(private_dir), str(private_dir)]
+    for f in sorted(private_dir.glob("*.json")):  # the connection file: the kernel reads it, never writes it
+        cmd += ["--ro-bind", str(f), str(f)]
+    cmd += ["--bind", str(workdir), str(workdir), "--remount-ro", "/", "--chdir", str(workdir), "--"]
+    if memory_mb:
+        cmd += ["prlimit", f"--as={int(memory_mb) * 1024 * 1024}", "--"]
+    return cmd + list(kernel_cmd)
+
+
+def check_workdir(workdir: Path, course_root: Path, read_only) -> None:
+    """Refuse a writable folder that holds the course, the package or the Python environment, and a
+    course inside a system folder (which the kernel sees whole)."""
+    for p in [course_root, _package_dir(), *read_only]:
+        if _is_within(Path(p), workdir):
+            raise SandboxError(f"Refusing to run a sandboxed kernel that may write {workdir}: it holds {p}. "
+                               "Grade from the course root, where notebooks run in autograded/<student>/<assignment>/.")
+    for name in SYSTEM_DIRS:
+        system = Path("/") / name
+        if _is_within(course_root, system.resolve()) or _is_within(course_root, system):
+            raise SandboxError(f"The course folder {course_root} is inside {system}, which every sandboxed kernel "
+                               "can read: move the course (e.g. to /srv/<course>) so its solutions stay hidden.")
+
+
+class SandboxKernelManager(AsyncKernelManager):
+    """A jupyter_client kernel manager whose kernels run in the bubblewrap sandbox (``c.Sandbox``).
+
+    With ``Sandbox.enabled = False`` it is jupyter_client's ``AsyncKernelManager`` (the kernel runs
+    with the grader's rights). Used by ``helpers.execute.ResilientExecute``.
+    """
+
+    _private_dir = None
+
+    def _sandbox(self) -> Sandbox:
+        return Sandbox(config=self.config)
+
+    async def _async_pre_start_kernel(self, **kw):
+        settings = self._sandbox()
+        if not settings.enabled:
+            return await super()._async_pre_start_kernel(**kw)
+        bwrap = find_bwrap()
+        if bwrap is None:
+            raise SandboxError(_missing_message())
+        if self._private_dir is None:  # kept across restarts (same connection file)
+            self._private_dir = tempfile.mkdtemp(prefix="weat-kernel-")
+            self.transport = "ipc"
+            self.ip = os.path.join(self._private_dir, "ipc")
+            self.connection_file = os.path.join(self._private_dir, "kernel.json")
+        assert self.kernel_spec is not None
+        self.kernel_spec.interrupt_mode = "message"  # signals cannot enter the PID namespace
+        kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
+        workdir = Path(kw.get("cwd") or os.getcwd()).resolve()
+        root = settings.root()
+        env = kw.get("env") or dict(os.environ)
+        exe = shutil.which(kernel_cmd[0], path=env.get("PATH")) or kernel_cmd[0]
+        kernel_prefixes = {Path(os.path.abspath(exe)).parent.parent, Path(os.path.realpath(exe)).parent.parent}
+        read_only = read_only_paths(root, [*settings.read_only, *kernel_prefixes], env)
+        check_workdir(workdir, root, read_only)
+        kw["env"] = kernel_env(env, settings.env_allow)
+        kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's connection banner, not the student's prints
+        cmd = bwrap_command(kernel_cmd, workdir=workdir, private_dir=self._private_dir, read_only=read_only,
+                            env=kw["env"], memory_mb=settings.memory_mb, bwrap=bwrap)
+        self.log.debug("Sandboxed kernel: %s", cmd)
+        return cmd, kw
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        await super()._async_cleanup_resources(restart=restart)
+        if not restart and self._private_dir is not None:
+            shutil.rmtree(self._private_dir, ignore_errors=True)
+            self._private_dir = None
+
+    cleanup_resources = _async_cleanup_resources
+    start_kernel = KernelManager._async_start_kernel
+
+
+def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, require_bwrap: bool = True):
+    """Set up an nbgrader configuration so that autograding runs each kernel sandboxed.
+
+    Puts ``helpers.execute.ResilientExecute`` in place of nbgrader's ``Execute`` in
+    ``Autograde.autograde_preprocessors`` (a cell that hangs or kills its kernel costs that cell
+    only) and sets ``Sandbox.enabled`` / ``Sandbox.memory_mb``.
+
+    Parameters
+    ----------
+    cfg : traitlets.config.Config
+        The course configuration (e.g. ``helpers.grading.load_course_config(root)``); changed in place.
+    sandbox : bool
+        Run kernels in bubblewrap (default). ``False`` runs them with the grader's rights.
+    memory_mb : int, optional
+        Memory limit of a kernel in MiB (default :data:`DEFAULT_MEMORY_MB`; 0 for none).
+    require_bwrap : bool
+        Check now that bubblewrap is installed (default). ``nbgrader_config.py`` passes False: it is
+        read by every nbgrader command, and a missing bubblewrap should stop autograding only (the
+        kernel start raises :class:`SandboxError` then).
+
+    Returns
+    -------
+    traitlets.config.Config
+        ``cfg``.
+
+    Raises
+    ------
+    SandboxError
+        ``sandbox=True`` and bubblewrap is not installed (the message says how to install it).
+    """
+    if sandbox and require_bwrap and find_bwrap() is None:
+        raise SandboxError(_missing_message())
+    from nbgrader.converters.autograde import Autograde
+    from nbgrader.preprocessors import Execute
+
+    from .execute import ResilientExecute
+
+    current = cfg.Autograde.get("autograde_preprocessors") or Autograde.class_traits()["autograde_preprocessors"].default()
+    swapped = []
+    for pp in current:
+        name = pp if isinstance(pp, str) else f"{pp.__module__}.{pp.__qualname__}"
+        if pp is Execute or name in ("nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute",
+                                     "helpers.execute.ResilientExecute"):
+            pp = ResilientExecute
+        swapped.append(pp)
+    if ResilientExecute not in swapped:
+        raise SandboxError("Autograde.autograde_preprocessors has no Execute step to sandbox: " + repr(current))
+    cfg.Autograde.autograde_preprocessors = swapped
+    cfg.Sandbox.enabled = bool(sandbox)
+    if memory_mb is not None:
+        cfg.Sandbox.memory_mb = int(memory_mb)
+    return cfg
