@@ -104,8 +104,9 @@ def format_report(doc: dict) -> str:
               f"{'':<13} {'n':>3} {'paper r':>8} {'ours r':>7} {'ours p':>9}"]
     for k, v in doc["wefat"].items():
         lines.append(f"{k:<13} {v['n']:>3} {PAPER_WEFAT[k]:>8.2f} {v['pearson_r']:>7.2f} {v['p_value']:>9.1e}")
-    lines += ["", "The paper used GloVe Common Crawl 840B (300 d, cased); its P are from a normal approximation",
-              "to 100,000 permutations, ours count permutations ((k+1)/(B+1)) or enumerate all splits (exact)."]
+    lines += ["", "The paper used GloVe Common Crawl 840B (300 d, cased). Our p count permutations ((k+1)/(B+1))",
+              "or enumerate all splits (exact). The paper's smallest P (1e-07, 1e-08) are below what counting",
+              "100,000 splits can give; a normal approximation reaches them (our inference, not the paper's word)."]
     return "\n".join(lines)
 
 
@@ -136,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                      help="random splits per sampled permutation test (default 100000)")
     rep.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random generator (default 0)")
     rep.add_argument("--ddof", type=int, choices=(0, 1), default=1,
-                     help="standard deviation of the effect size: 1 = authors' code (default), 0 = population")
+                     help="standard deviation of the effect size: 1 = sample (default), 0 = population (d grows by sqrt(N/(N-1)))")
     rep.add_argument("--json", metavar="FILE", help="write the results as JSON to FILE")
     rep.add_argument("--out", metavar="DIR", help="write the figures (PNG) to DIR")
     rep.add_argument("--quiet", action="store_true", help="print nothing but errors")
