@@ -304,3 +304,36 @@ def test_the_comparison_rules():
     assert unchecked_numbers(toy, [C(r"Our r is (\S+) and", r"r = (\S+)")], [(r"^Our r", ["0.90"])]) == []
     toy.cells[1].outputs[0].text = "r = 0.6740\n"
     assert check_claims(toy, [C(r"Our r is (\S+) and", r"r = (\S+)")]) != []
+
+
+# The frame of every notebook ---------------------------------------------------------------
+
+ASSIGNMENTS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+@pytest.mark.parametrize("folder", ["solutions", "notebooks"])
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_every_notebook_has_its_frame(folder, name):
+    """Estimated time, prerequisites and objectives at the top; a Summary with self-check questions,
+    an optional challenge and references at the end; the course map in docs/STUDENTS.md agrees."""
+    nb = nbformat.read(ROOT / folder / name / f"{name}.ipynb", as_version=4)
+    top = nb.cells[0].source
+    minutes = re.search(r"\*\*Estimated time:\*\* about (\d+) minutes", top)
+    assert minutes, f"{folder}/{name}: the first cell states no '**Estimated time:** about N minutes'"
+    assert "**Prerequisites:**" in top and "Learning objectives" in top, f"{folder}/{name}: prerequisites or objectives missing"
+    last = nb.cells[-1]
+    assert last.cell_type == "markdown" and last.source.startswith("## Summary"), (
+        f"{folder}/{name}: the last cell is not a '## Summary'")
+    for part in ("### Self-check (not graded)", "### Optional challenge (not graded)", "**References.**", "doi:"):
+        assert part in last.source, f"{folder}/{name}: the Summary lacks {part!r}"
+    row = re.search(r"(?m)^\| `" + re.escape(name) + r"` \|.*\| 10 \| (\d+) min \|", (ROOT / "docs" / "STUDENTS.md").read_text())
+    assert row and row.group(1) == minutes.group(1), (
+        f"docs/STUDENTS.md's course map and {name} disagree on the time ({row and row.group(1)} vs {minutes.group(1)})")
+
+
+def test_no_seed_file_names_in_the_course():
+    """Students have no copy of the papers' text files: cite in full, never `papers/00x_...`."""
+    bad = re.compile(r"papers/00\d|`00\d_\.\.\.`|reading list|text file of that paper")
+    files = [*ROOT.glob("solutions/*/*.ipynb"), *ROOT.glob("notebooks/*/*.ipynb"), *ROOT.glob("docs/*.md"), ROOT / "README.md"]
+    hits = [f"{f.relative_to(ROOT)}: {m.group(0)}" for f in files for m in bad.finditer(f.read_text())]
+    assert not hits, "\n".join(hits)
