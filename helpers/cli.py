@@ -1,8 +1,8 @@
 """Command line: ``python -m helpers replicate`` (the whole replication, headless) and ``python -m helpers grade`` (instructors).
 
 Prints the Table 1 comparison (original IAT, paper, this embedding) and the WEFAT correlations,
-writes the figures to ``--out`` and, with ``--json FILE``, the results in the JSON layout of the
-course design (COURSE_DESIGN.md, "Self-study replication without a notebook").
+writes the figures to ``--out`` (PNG, SVG or PDF: ``--format``, ``--dpi``) and, with ``--json FILE``,
+the results as JSON (keys ``embedding``, ``permutations``, ``seed``, ``std_ddof``, ``weat``, ``wefat``).
 """
 from __future__ import annotations
 
@@ -23,8 +23,9 @@ def _fmt_p(p) -> str:
 
 
 def replicate(embedding: str | None = None, *, permutations: int = 100_000, seed: int = 0, ddof: int = 1,
-              out: str | None = None, progress: bool = True) -> dict:
-    """Run the ten WEATs and both WEFATs; return the JSON-ready results dict (and write figures to ``out``)."""
+              out: str | None = None, progress: bool = True, fmt: str = "png", dpi: int = 120) -> dict:
+    """Run the ten WEATs and both WEFATs; return the JSON-ready results dict (and write figures to ``out``,
+    as ``fmt`` files: ``"png"`` at ``dpi`` dots per inch, or the vector formats ``"svg"`` and ``"pdf"``)."""
     from .embeddings import DEFAULT_NAME, load_embedding
     from .weat import run_table1
     from .wefat import run_wefat_names, run_wefat_occupations
@@ -53,11 +54,16 @@ def replicate(embedding: str | None = None, *, permutations: int = 100_000, seed
                   for k, w in (("occupations", occ), ("names", names))},
     }
     if out:
-        _figures(Path(out), results, specs, occ, names)
+        _figures(Path(out), results, specs, occ, names, fmt=fmt, dpi=dpi)
     return doc
 
 
-def _figures(out: Path, results, specs, occ, names) -> None:
+FIGURE_FORMATS = ("png", "svg", "pdf")
+
+
+def _figures(out: Path, results, specs, occ, names, *, fmt: str = "png", dpi: int = 120) -> None:
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"The figure format must be one of {', '.join(FIGURE_FORMATS)}, not {fmt!r}.")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -71,7 +77,7 @@ def _figures(out: Path, results, specs, occ, names) -> None:
               f"{r.n_target} + {r.n_target} targets, {len(r.a_words)} + {len(r.b_words)} attributes" for r in results]
     ax = plots.forest_plot(labels, [r.effect_size for r in results], [specs[r.test_id].paper["d"] for r in results],
                            [specs[r.test_id].original["d"] for r in results])
-    ax.figure.savefig(out / "table1_forest.png", dpi=120)
+    ax.figure.savefig(out / f"table1_forest.{fmt}", dpi=dpi)
     plt.close(ax.figure)
     for key, w, xlabel, title in (
         ("occupations", occ, "women among workers in the occupation (%, BLS 2015)",
@@ -81,12 +87,12 @@ def _figures(out: Path, results, specs, occ, names) -> None:
     ):
         ax = plots.wefat_scatter(w.values, w.scores, w.words, pearson_r=w.pearson_r, p_value=w.p_value,
                                  paper_r=PAPER_WEFAT[key], xlabel=xlabel, title=title)
-        ax.figure.savefig(out / f"wefat_{key}.png", dpi=120)
+        ax.figure.savefig(out / f"wefat_{key}.{fmt}", dpi=dpi)
         plt.close(ax.figure)
     r1 = results[0]
     ax = plots.null_distribution(r1.null_distribution, r1.statistic, pvalue=r1.pvalue, method=r1.method,
                                  title="WEAT 1 (flowers vs. insects): permutation null distribution")
-    ax.figure.savefig(out / "weat1_null.png", dpi=120)
+    ax.figure.savefig(out / f"weat1_null.{fmt}", dpi=dpi)
     plt.close(ax.figure)
 
 
@@ -139,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--ddof", type=int, choices=(0, 1), default=1,
                      help="standard deviation of the effect size: 1 = sample (default), 0 = population (d grows by sqrt(N/(N-1)))")
     rep.add_argument("--json", metavar="FILE", help="write the results as JSON to FILE")
-    rep.add_argument("--out", metavar="DIR", help="write the figures (PNG) to DIR")
+    rep.add_argument("--out", metavar="DIR", help="write the figures to DIR")
+    rep.add_argument("--format", choices=FIGURE_FORMATS, default="png", dest="fmt",
+                     help="file format of the figures (default png; svg and pdf are vector graphics)")
+    rep.add_argument("--dpi", type=int, default=120, metavar="N", help="resolution of PNG figures (default 120)")
     rep.add_argument("--quiet", action="store_true", help="print nothing but errors")
     gr = sub.add_parser("grade", help="instructors: autograde every submission in submitted/, write feedback "
                         "and grades.csv (run from the course root)")
@@ -151,9 +160,11 @@ def main(argv: list[str] | None = None) -> int:
         return _grade(args)
     if args.permutations < 1:
         parser.error("--permutations must be a positive number")
+    if args.dpi < 1:
+        parser.error("--dpi must be a positive number")
     try:
         doc = replicate(args.embedding, permutations=args.permutations, seed=args.seed, ddof=args.ddof,
-                        out=args.out, progress=not args.quiet)
+                        out=args.out, progress=not args.quiet, fmt=args.fmt, dpi=args.dpi)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError quotes its text
         print(f"error: {message}", file=sys.stderr)
