@@ -1,8 +1,8 @@
 """Command line: ``python -m helpers replicate`` (the whole replication, headless) and ``python -m helpers grade`` (instructors).
 
 Prints the Table 1 comparison (original IAT, paper, this embedding) and the WEFAT correlations,
-writes the figures to ``--out`` and, with ``--json FILE``, the results as JSON (the layout is
-documented in README.md, "The JSON of ``replicate --json``").
+writes the figures to ``--out`` (PNG, SVG or PDF: ``--format``, ``--dpi``) and, with ``--json FILE``, the
+results as JSON (the layout is documented in README.md, "The JSON of ``replicate --json``").
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def _fmt_p(p) -> str:
 
 
 def replicate(embedding: str | None = None, *, n_resamples: int = 100_000, seed: int = 0, ddof: int = 1,
-              out: str | None = None, progress: bool = True) -> dict:
+              out: str | None = None, progress: bool = True, fmt: str = "png", dpi: int = 120) -> dict:
     """Run the ten WEATs of Table 1 and both WEFATs of Caliskan, Bryson & Narayanan (Science 2017).
 
     Parameters
@@ -33,11 +33,15 @@ def replicate(embedding: str | None = None, *, n_resamples: int = 100_000, seed:
     seed : int
         Seed of the per-test generators (``numpy.random.default_rng([seed, test_id])``).
     ddof : int, 0 or 1
-        Delta degrees of freedom of the effect size's standard deviation (1: the authors' code).
+        Delta degrees of freedom of the effect size's standard deviation (1, the course's default: the sample standard deviation).
     out : str or None
-        Folder to write the figures to (PNG); None writes none.
+        Folder to write the figures to; None writes none.
     progress : bool
         Show a progress bar when a text embedding is converted.
+    fmt : {"png", "svg", "pdf"}
+        File format of the figures.
+    dpi : int
+        Resolution of PNG figures, in dots per inch.
 
     Returns
     -------
@@ -74,11 +78,16 @@ def replicate(embedding: str | None = None, *, n_resamples: int = 100_000, seed:
                   for k, w in (("occupations", occ), ("names", names))},
     }
     if out:
-        _figures(Path(out), results, specs, occ, names, paper)
+        _figures(Path(out), results, specs, occ, names, paper, fmt=fmt, dpi=dpi)
     return doc
 
 
-def _figures(out: Path, results, specs, occ, names, paper) -> None:
+FIGURE_FORMATS = ("png", "svg", "pdf")
+
+
+def _figures(out: Path, results, specs, occ, names, paper, *, fmt: str = "png", dpi: int = 120) -> None:
+    if fmt not in FIGURE_FORMATS:
+        raise ValueError(f"The figure format must be one of {', '.join(FIGURE_FORMATS)}, not {fmt!r}.")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -92,7 +101,7 @@ def _figures(out: Path, results, specs, occ, names, paper) -> None:
               f"{r.n_target} + {r.n_target} targets, {len(r.a_words)} + {len(r.b_words)} attributes" for r in results]
     ax = plots.forest_plot(labels, [r.effect_size for r in results], [specs[r.test_id].paper["d"] for r in results],
                            [specs[r.test_id].original["d"] for r in results])
-    ax.figure.savefig(out / "table1_forest.png", dpi=120)
+    ax.figure.savefig(out / f"table1_forest.{fmt}", dpi=dpi)
     plt.close(ax.figure)
     for key, w, xlabel, title in (
         ("occupations", occ, "women among workers in the occupation (%, BLS 2015)",
@@ -102,12 +111,12 @@ def _figures(out: Path, results, specs, occ, names, paper) -> None:
     ):
         ax = plots.wefat_scatter(w.values, w.scores, w.words, pearson_r=w.pearson_r, pvalue=w.pvalue,
                                  paper_r=paper[key]["pearson_r"], xlabel=xlabel, title=title)
-        ax.figure.savefig(out / f"wefat_{key}.png", dpi=120)
+        ax.figure.savefig(out / f"wefat_{key}.{fmt}", dpi=dpi)
         plt.close(ax.figure)
     r1 = results[0]
     ax = plots.null_distribution(r1.null_distribution, r1.statistic, pvalue=r1.pvalue, method=r1.method,
                                  title="WEAT 1 (flowers vs. insects): permutation null distribution")
-    ax.figure.savefig(out / "weat1_null.png", dpi=120)
+    ax.figure.savefig(out / f"weat1_null.{fmt}", dpi=dpi)
     plt.close(ax.figure)
 
 
@@ -137,8 +146,9 @@ def format_report(doc: dict) -> str:
               f"{'':<13} {'n':>3} {'paper r':>8} {'ours r':>7} {'ours p':>9}"]
     for k, v in doc["wefat"].items():
         lines.append(f"{k:<13} {v['n']:>3} {v['paper_pearson_r']:>8.2f} {v['pearson_r']:>7.2f} {v['pvalue']:>9.1e}")
-    lines += ["", "The paper used GloVe Common Crawl 840B (300 d, cased); its P are from a normal approximation",
-              "to 100,000 permutations, ours count permutations ((k+1)/(B+1)) or enumerate all splits (exact)."]
+    lines += ["", "The paper used GloVe Common Crawl 840B (300 d, cased). Our p count permutations ((k+1)/(B+1))",
+              "or enumerate all splits (exact). The paper's smallest P (1e-07, 1e-08) are below what counting",
+              "100,000 splits can give; a normal approximation reaches them (our inference, not the paper's word)."]
     return "\n".join(lines)
 
 
@@ -182,9 +192,12 @@ def main(argv: list[str] | None = None) -> int:
                      help="random splits per sampled permutation test (default 100000; --permutations is an alias)")
     rep.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random generator (default 0)")
     rep.add_argument("--ddof", type=int, choices=(0, 1), default=1,
-                     help="standard deviation of the effect size: 1 = authors' code (default), 0 = population")
+                     help="standard deviation of the effect size: 1 = sample (default), 0 = population (d grows by sqrt(N/(N-1)))")
     rep.add_argument("--json", metavar="FILE", help="write the results as JSON to FILE")
-    rep.add_argument("--out", metavar="DIR", help="write the figures (PNG) to DIR")
+    rep.add_argument("--out", metavar="DIR", help="write the figures to DIR")
+    rep.add_argument("--format", choices=FIGURE_FORMATS, default="png", dest="fmt",
+                     help="file format of the figures (default png; svg and pdf are vector graphics)")
+    rep.add_argument("--dpi", type=int, default=120, metavar="N", help="resolution of PNG figures (default 120)")
     rep.add_argument("--quiet", action="store_true", help="print nothing but errors")
     gr = sub.add_parser("grade", help="instructors: autograde every submission in submitted/, write feedback "
                         "and grades.csv (run from the course root)")
@@ -196,9 +209,11 @@ def main(argv: list[str] | None = None) -> int:
         return _grade(args)
     if args.n_resamples < 1:
         parser.error("--n-resamples must be a positive number")
+    if args.dpi < 1:
+        parser.error("--dpi must be a positive number")
     try:
         doc = replicate(args.embedding, n_resamples=args.n_resamples, seed=args.seed, ddof=args.ddof,
-                        out=args.out, progress=not args.quiet)
+                        out=args.out, progress=not args.quiet, fmt=args.fmt, dpi=args.dpi)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError quotes its text
         print(f"error: {message}", file=sys.stderr)

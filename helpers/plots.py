@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 
-__all__ = ["null_distribution", "word_associations", "forest_plot", "wefat_scatter"]
+__all__ = ["null_distribution", "word_associations", "forest_plot", "wefat_scatter", "label_points"]
 
 
 def _ax(ax, figsize):
@@ -15,6 +15,36 @@ def _ax(ax, figsize):
 
         _, ax = plt.subplots(figsize=figsize, layout="constrained")
     return ax
+
+
+def label_points(ax, x: Sequence[float], y: Sequence[float], words: Sequence[str], *, fontsize: float = 6):
+    """Write ``words`` next to the points ``(x, y)`` without overlaps (adjustText moves them apart).
+
+    Parameters
+    ----------
+    ax : the matplotlib Axes the points are drawn on.
+    x, y : the points' coordinates, one per word.
+    words : the labels.
+    fontsize : of the labels.
+
+    Returns
+    -------
+    list of the ``Text`` objects, after placement (thin grey lines join moved labels to their points).
+
+    Raises
+    ------
+    ValueError
+        when ``x``, ``y`` and ``words`` differ in length.
+    """
+    from adjustText import adjust_text
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if not len(x) == len(y) == len(words):
+        raise ValueError(f"label_points needs one word per point: {len(x)} x, {len(y)} y and {len(words)} words.")
+    texts = [ax.text(xi, yi, w, fontsize=fontsize, alpha=0.85) for xi, yi, w in zip(x, y, words)]
+    if texts:
+        adjust_text(texts, x=x, y=y, ax=ax, arrowprops=dict(arrowstyle="-", color="0.6", lw=0.4))
+    return texts
 
 
 def null_distribution(null: np.ndarray, observed: float, *, pvalue: float | None = None, method: str = "",
@@ -188,12 +218,11 @@ def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Seque
     ax.plot(xs, slope * xs + icpt, color="black", linewidth=1.2, label=lab)
     if paper_r is not None:
         ax.plot([], [], " ", label=f"paper (GloVe 840B): r = {paper_r:.2f}")
-    if annotate and words is not None:
-        for xi, yi, w in zip(x, y, words):
-            ax.annotate(w, (xi, yi), fontsize=6, xytext=(2, 2), textcoords="offset points", alpha=0.8)
     ax.axhline(0, color="0.6", linewidth=0.6)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=8, loc="upper left")
+    if annotate and words is not None:
+        label_points(ax, x, y, list(words))
     return ax

@@ -121,7 +121,7 @@ def run_weat(
     ----------
     kv : gensim ``KeyedVectors``.
     X, Y : target word lists; A, B : attribute word lists.
-    ddof : 1 (authors' code, default) or 0, for the effect size's standard deviation.
+    ddof : 1 (sample standard deviation, default) or 0 (population), for the effect size.
     alternative, method, n_resamples : passed to :func:`helpers.statistics.permutation_test`.
     rng : seed or ``numpy.random.Generator``, used for the trimming and for sampled tests.
     case : ``"auto"``, ``"exact"`` or ``"lower"`` (see :func:`helpers.embeddings.lookup`).

@@ -196,3 +196,36 @@ def test_non_positive_n_resamples_rejected(n):
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert "--n-resamples must be a positive number" in proc.stderr
+
+
+@pytest.mark.parametrize("fmt, magic", [("svg", b"<?xml"), ("pdf", b"%PDF")])
+def test_figures_in_another_format(tmp_path, fmt, magic):
+    proc = run_cli("replicate", "--permutations", 200, "--quiet", "--out", tmp_path, "--format", fmt)
+    assert proc.returncode == 0, proc.stderr
+    for name in FIGURES:
+        f = tmp_path / name.replace(".png", f".{fmt}")
+        assert f.is_file() and f.read_bytes()[:len(magic)] == magic, f.name
+    assert not list(tmp_path.glob("*.png"))
+
+
+def test_dpi_sets_the_png_resolution(tmp_path):
+    proc = run_cli("replicate", "--permutations", 200, "--quiet", "--out", tmp_path, "--dpi", 60)
+    assert proc.returncode == 0, proc.stderr
+    import matplotlib.image
+
+    small = matplotlib.image.imread(tmp_path / "weat1_null.png")
+    # the default figure at 120 dpi is twice as wide in pixels; here: figure width (inches) x 60
+    import matplotlib
+    matplotlib.use("Agg")
+    from helpers import plots
+
+    ax = plots.null_distribution(np.zeros(10) + np.arange(10), 5.0)
+    width_inches = ax.figure.get_size_inches()[0]
+    assert abs(small.shape[1] - width_inches * 60) <= 2
+
+
+@pytest.mark.parametrize("args, message", [(["--dpi", "0"], "--dpi must be a positive number"),
+                                           (["--format", "gif"], "invalid choice")])
+def test_bad_figure_options_rejected(args, message):
+    proc = run_cli("replicate", *args)
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr and message in proc.stderr

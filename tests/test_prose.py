@@ -1,0 +1,339 @@
+"""Prose and output agree: the numbers a notebook's text states are the numbers its code prints.
+
+A solution notebook's markdown may state a number in two ways only:
+
+* formatted from the computation: a code cell prints it (nothing to check here), or
+* written in the text and registered below as a **claim**: ``Claim(text, output)``, where
+  ``text`` is a regular expression found in exactly one markdown cell of the solution (or in
+  ``where``, e.g. ``README.md``) and ``output`` one regular expression per group of ``text``,
+  each with one group, searched in the text printed by the executed solution (all code cells'
+  outputs, joined). Group *i* of the prose must equal group *i* of the output: numbers agree when
+  the output, rounded to the digits the prose shows, gives the prose's number (``53%`` against
+  ``53``, ``1.71`` against ``1.708``, ``2.5e-08`` against ``2.5e-08``, ``5\\cdot 10^{-5}`` against
+  ``5.0e-05``); anything else (a word pair, a name) must be equal as text.
+
+``DISCUSSIONS`` lists the markdown cells whose every decimal number and percentage must lie inside
+a claim (or be one of the few numbers quoted from the papers, listed with it). So a discussion
+cannot gain an unchecked number, and a claim whose output changed fails.
+
+The solutions are executed once per session (about 20 s each), in their own folder, as students
+run them. ``test_a_wrong_number_is_caught`` shows the check failing on a deliberately wrong number.
+"""
+from __future__ import annotations
+
+import copy
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Claim:
+    text: str                 # regex over one markdown cell (or the file ``where``)
+    output: tuple             # one regex (one group each) per group of ``text``
+    where: str | None = None  # a file of the course instead of the notebook's markdown
+
+
+def C(text, *output, where=None):
+    return Claim(text, tuple(output), where)
+
+
+def t06(row, col):
+    """Regex for column ``col`` (0 = counted p at B = 20,000, 1 = at 4,000,000, 2 = normal) of the
+    p-value table of 06 section 5.5."""
+    return r"(?m)^\s*" + str(row) + r"\s+" + r"\S+\s+" * col + r"(\S+e-\d+)"
+
+
+def t06_table1(row, col):
+    """Regex for column ``col`` of Table 1 as 06 prints it (0 = our d), by the row's number."""
+    cols = {"ours_d": r"(?m)^\s*{row} .*?\s+\d+\s+[-\d.]+\s+\S+\s+\d+\s+(\d\.\d\d)\s",
+            "paper_d": r"(?m)^\s*{row} .*?\s+\d+\s+(\d\.\d\d)\s+\S+\s+\d+\s+\d\.\d\d\s"}
+    return cols[col].format(row=row)
+
+
+def t08(i, col):
+    """Column of the before/after table of 08: d_before, d_after, s_before, s_after, s_left, p_before,
+    p_after, p_two_sided."""
+    names = ["d_before", "d_after", "s_before", "s_after", "s_left", "p_before", "p_after", "p_two"]
+    k = names.index(col)
+    return (r"(?m)^WEAT " + str(i) + r": [A-Za-z. ]+?" + r"\s+[-\d.e%]+" * k + r"\s+([-\d.e]+)")
+
+
+def t08_alt(name, col):
+    """Column of the comparison of directions in 08 (gap, left6, left7, left8, d7, p7, r)."""
+    names = ["gap", "left6", "left7", "left8", "d7", "p7", "r"]
+    k = names.index(col)
+    return r"(?m)^" + re.escape(name) + r"\s+" + r"[-\d.%]+\s+" * k + r"([-\d.]+)"
+
+
+CLAIMS = {
+    "04_effect_size": [
+        C(r"All (\d+) science words lean towards the male terms", r"(\d+) of \d+ science words"),
+        C(r"and so do (\d+) of the (\d+) arts words", r"science words and (\d+) of \d+ arts", r"and \d+ of (\d+) arts words"),
+    ],
+    "05_permutation_tests": [
+        C(r"for\n?\s*\$B = 2\{,\}000\$ it is (\S+), against an expected (\S+), with a standard error of (\S+)\)",
+          r"mean - exact = (\S+);", r"expected \(1 - p\)/\(B \+ 1\) = (\S+);", r"mean of 20 runs (\S+)"),
+    ],
+    "06_table1": [
+        # section 5.5 and its reflection (issue 11, item 2)
+        C(r"only row 2 sits on the floor \((\S+):", t06(2, 0)),
+        C(r"rows 1 and 3 \((\S+) and (\S+)\) lie above it", t06(1, 0), t06(3, 0)),
+        C(r"For row 2 the normal tail\s+gives (\S+), the order", t06(2, 2)),
+        C(r"For rows 1 and 3 it gives (\S+) and (\S+),", t06(1, 2), t06(3, 2)),
+        C(r"With\s+4,000,000 splits the counts fall to (\S+) and (\S+), now", t06(1, 1), t06(3, 1)),
+        C(r"Row 2 is still on the floor, (\S+), at", t06(2, 1)),
+        C(r"between \$(5\\cdot 10\^\{-5\})\$ and\s+\$(1.5\\cdot 10\^\{-4\})\$", t06(2, 0), t06(1, 0)),
+        C(r"with 4,000,000 splits rows 1 and 3 count (\S+) and\s+(\S+), below", t06(1, 1), t06(3, 1)),
+        # the reflection's model answer
+        C(r"ours (\d\.\d\d), paper (\d\.\d\d)\), then rows 3 \((\d\.\d\d) vs\. (\d\.\d\d)\) and 1 \((\d\.\d\d)\s+vs\. (\d\.\d\d)\)",
+          t06_table1(4, "ours_d"), t06_table1(4, "paper_d"), t06_table1(3, "ours_d"), t06_table1(3, "paper_d"),
+          t06_table1(1, "ours_d"), t06_table1(1, "paper_d")),
+        C(r"\(row 3: (\d\.\d\d) with the paper's list, (\d\.\d\d) with the full lists",
+          r"with the paper's reduced lists: d = (\S+);", r"with the full lists: .*?d = (\S+) "),
+        C(r"\(d from\s+about (\d\.\d\d) to (\d\.\d\d) over 50 trims", r"over 50 random trims: min (\d\.\d+)", r"over 50 random trims: .*max (\d\.\d+)"),
+        # item 1: --ddof 0 makes d grow (README)
+        C(r"WEAT 6:\s+(\d\.\d\d) → (\d\.\d\d)\)", r"WEAT  6: N = 16, d \(ddof=1\) = (\S+),", r"WEAT  6: .*d \(ddof=0\) = (\S+)",
+          where="README.md"),
+    ],
+    "07_wefat": [
+        C(r"r = 0.84 with n = 40 gives p = (\S+), while\s+\$P < 10\^\{-13\}\$ needs n >= (\d+) names",
+          r"with n = 40 gives p = (\S+);", r"P < 1e-13 needs n >= (\d+)"),
+        C(r"from (0\.\d+) to (0\.\d+)\)\. Is 20% special", r"fraction 0.00: n = 50, r = (\S+)", r"fraction 0.20: n = 40, r = (\S+)"),
+        C(r"whatever \$r_\{12\}\$ is: p is at most (\S+), so", r"(?m)^\s+occupations: .* to (\S+), p < 0.05"),
+        C(r"the gap of about (0\.\d+) is more than", r"(?m)^\s+occupations: .*\(gap (\S+)\)"),
+        C(r"correlate at (0\.\d+) or more\s+\(p up to (\S+) otherwise\)",
+          r"names \(filter 0.2\): .*p < 0.05 when r12 >= (\S+)", r"names \(filter 0.2\): .* to (\S+), p < 0.05"),
+        C(r"gives p at most (\S+) for every admissible", r"(?m)^\s+occupations: .* to (\S+), p < 0.05"),
+    ],
+    "08_debiasing": [
+        # section 3: the choice of the direction
+        C(r"choose (himself-herself) as well \(gap (\S+)\)", r"Direction used from now on: (\S+)\.", r"(?m)^\s+himself-herself\s+(\S+)"),
+        C(r"mean of all (\d+) pairs has a slightly smaller gap \((\S+)\)", r"mean of (\d+) pairs", r"(?m)^\s+mean of \d+ pairs\s+(\S+)"),
+        C(r"removes nothing of the gap \((\S+), as without", r"(?m)^\s+male-female\s+(\S+)"),
+        # section 5: reading the numbers
+        C(r"\$s\$ keeps (\d+)% and (\d+)% of its size", t08(7, "s_left"), t08(8, "s_left")),
+        C(r"\(one-sided p = (\S+) and (\S+)\)\.", t08(7, "p_after"), t08(8, "p_after")),
+        C(r"drops from (\S+) to (\S+) \(p = (\S+)\), no longer", r"Pearson r (\S+) \(p", r"-> (\S+) \(p = \S+\);", r"-> \S+ \(p = (\S+)\);"),
+        C(r"Row 6 keeps (\d+)% of its association and stays significant \(p = (\S+)\)", t08(6, "s_left"), t08(6, "p_after")),
+        C(r"row 8 keeps d = (\S+) with", t08(8, "d_after")),
+        C(r"the mean of all (\d+) pairs and with the most familiar", r"mean of (\d+) pairs"),
+        # section 5: the comparison of directions
+        C(r"The mean of (\d+) pairs explains", r"mean of (\d+) pairs"),
+        C(r"than himself-herself \(gap (\S+) against (\S+)\)", t08_alt("mean of 13 pairs", "gap"), t08_alt("himself-herself", "gap")),
+        C(r"\$d\$ goes\s+from (\S+) to (\S+), and the two-sided p = (\S+) says",
+          t08_alt("(none)", "d7"), t08_alt("mean of 13 pairs", "d7"), t08_alt("mean of 13 pairs", "p7")),
+        C(r"\(d = (\S+), two-sided p = (\S+)\) and leaves a WEFAT correlation of (\S+)\.",
+          t08_alt("he-she", "d7"), t08_alt("he-she", "p7"), t08_alt("he-she", "r")),
+        # section 6: proxies
+        C(r"\((\d+)% and (\d+)%\s+of \$s\$ removed\)", r"WEAT 7 with male/female names as attributes: .*\((\d+)% removed",
+          r"WEAT 8 with male/female names as attributes: .*\((\d+)% removed"),
+        C(r"Row 7 stays at the edge of significance \(p = (\S+)\)", r"WEAT 7 with male/female names .* -> (\S+)\n"),
+        C(r"career and family, (\d+)% removed, p = (\S+)\)", r"WEAT 6 \(names; .*\((\d+)% removed", r"WEAT 6 \(names; .* -> (\S+)\n"),
+        C(r"\((\d+)% after the projection, against (\d+)% by chance\)",
+          r"600 most gendered words: .* and (\d+)% after", r"600 most gendered words: .*baseline (\d+)%"),
+        C(r"recover the former side of (\d+)% \((\d+)% before\), above\s+the majority-class baseline of (\d+)%",
+          r"50 occupations: .* and (\d+)% after", r"50 occupations: .* for (\d+)% before", r"50 occupations: .*baseline (\d+)%"),
+        # the reflection's model answer
+        C(r"kept only (\d+)% and (\d+)%\s+of its value and the WEFAT correlation with the share of women fell from (\S+) to (\S+),",
+          t08(7, "s_left"), t08(8, "s_left"), r"Pearson r (\S+) \(p", r"-> (\S+) \(p = \S+\);"),
+        C(r"row 6 with names kept (\d+)% of its", t08(6, "s_left")),
+        C(r"former gender side of\s+(\d+)% of the 600", r"600 most gendered words: .* and (\d+)% after"),
+        C(r"another\s+direction \(the mean of (\d+) pairs\)", r"mean of (\d+) pairs"),
+    ],
+}
+
+# Markdown cells (found by a regex over their text) in which every decimal number and percentage
+# must be part of a claim; ``allowed`` lists numbers quoted from the papers or fixed by design.
+DISCUSSIONS = {
+    "06_table1": [(r"^With \$B = 20\{,\}000\$ only row 2", [])],
+    "07_wefat": [(r"^For the occupations the difference is significant", ["0.05"])],  # the usual threshold
+    "08_debiasing": [
+        (r"^\*\*Reading the numbers\.\*\*", []),
+        (r"^The direction matters as much as the method", []),
+        (r"^The debiasing paper found", []),
+        (r"^With names as attributes", []),
+        (r"^A model answer", []),
+    ],
+}
+
+NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e-?\d+)?%?|(?<![\w.])\d+%")
+
+
+def _normalise(text: str) -> str:
+    text = text.replace("−", "-").replace("–", "-")
+    text = re.sub(r"\\cdot\s*10\^\{?(-?\d+)\}?", r"e\1", text)
+    return text.replace(" ", "")
+
+
+def _number(text: str):
+    try:
+        return float(_normalise(text).rstrip("%"))
+    except ValueError:
+        return None
+
+
+def _resolution(text: str) -> float:
+    """Half a unit of the last digit the prose shows (``1.71`` -> 0.005, ``2.5e-08`` -> 5e-10)."""
+    t = _normalise(text).rstrip("%")
+    mantissa, _, exponent = t.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 0.5 * 10.0 ** (-decimals + (int(exponent) if exponent else 0))
+
+
+def agree(stated: str, printed: str) -> bool:
+    a, b = _number(stated), _number(printed)
+    if a is None or b is None:
+        return stated.strip() == printed.strip()
+    return math.isclose(a, b, rel_tol=1e-12, abs_tol=0) or abs(a - b) <= _resolution(stated) * (1 + 1e-9)
+
+
+def outputs_text(nb) -> str:
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                parts.append(out.get("text", ""))
+            elif "text/plain" in out.get("data", {}) and "image/png" not in out.get("data", {}):
+                parts.append(out["data"]["text/plain"] + "\n")
+    return "".join(parts)
+
+
+def check_claims(nb, claims, root: Path = ROOT) -> list[str]:
+    """Every disagreement between a claim's prose and the executed notebook ``nb``, as messages."""
+    markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    printed = outputs_text(nb)
+    problems = []
+    for claim in claims:
+        sources = [(root / claim.where).read_text()] if claim.where else markdown
+        hits = [m for s in sources for m in [re.search(claim.text, s)] if m]
+        if len(hits) != 1:
+            problems.append(f"prose /{claim.text}/ found in {len(hits)} markdown cells (expected exactly 1)")
+            continue
+        stated = hits[0].groups()
+        if len(stated) != len(claim.output):
+            problems.append(f"/{claim.text}/ has {len(stated)} groups but {len(claim.output)} output patterns")
+            continue
+        for value, pattern in zip(stated, claim.output):
+            m = re.search(pattern, printed)
+            if not m:
+                problems.append(f"output /{pattern}/ not printed by the notebook (prose states {value!r})")
+            elif not agree(value, m.group(1)):
+                problems.append(f"the prose states {value!r} where the notebook prints {m.group(1)!r} "
+                                f"(prose /{claim.text}/, output /{pattern}/)")
+    return problems
+
+
+def unchecked_numbers(nb, claims, discussions) -> list[str]:
+    """Numbers in the listed discussion cells that lie outside every claim's matched text."""
+    problems = []
+    for cell_pattern, allowed in discussions:
+        cells = [c.source for c in nb.cells if c.cell_type == "markdown" and re.search(cell_pattern, c.source)]
+        if len(cells) != 1:
+            problems.append(f"discussion cell /{cell_pattern}/ found {len(cells)} times (expected 1)")
+            continue
+        # headings ("### 5.6") and references (doi:..., arXiv:...) are not stated results
+        text = re.sub(r"(?m)^#.*$|(?:doi|arXiv):\S+", lambda m: " " * len(m.group(0)), cells[0])
+        covered = [m.span() for c in claims if not c.where for m in [re.search(c.text, text)] if m]
+        for m in NUMBER.finditer(text):
+            if m.group(0) in allowed or any(a <= m.start() and m.end() <= b for a, b in covered):
+                continue
+            problems.append(f"{m.group(0)!r} in the cell starting {text[:40]!r} is neither printed nor a registered claim")
+    return problems
+
+
+_EXECUTED: dict = {}
+
+
+def executed(assignment: str):
+    """The solution notebook of ``assignment``, executed in its folder (cached for the session)."""
+    if assignment not in _EXECUTED:
+        from nbclient import NotebookClient
+
+        path = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        NotebookClient(nb, timeout=600, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        _EXECUTED[assignment] = nb
+    return _EXECUTED[assignment]
+
+
+@pytest.mark.parametrize("name", sorted(CLAIMS))
+def test_stated_numbers_match_the_output(name):
+    problems = check_claims(executed(name), CLAIMS[name])
+    assert not problems, f"{name}: prose and output disagree:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("name", sorted(DISCUSSIONS))
+def test_discussions_state_only_checked_numbers(name):
+    nb = nbformat.read(ROOT / "solutions" / name / f"{name}.ipynb", as_version=4)
+    problems = unchecked_numbers(nb, CLAIMS[name], DISCUSSIONS[name])
+    assert not problems, f"{name}:\n  " + "\n  ".join(problems)
+
+
+def test_a_wrong_number_is_caught():
+    """08's discussion with one number changed (7% -> 9%) fails the check; unchanged it passes."""
+    nb = executed("08_debiasing")
+    assert check_claims(nb, CLAIMS["08_debiasing"]) == []
+    wrong = copy.deepcopy(nb)
+    cell = next(c for c in wrong.cells if c.cell_type == "markdown" and c.source.startswith("**Reading the numbers"))
+    cell.source = cell.source.replace("$s$ keeps 7% and", "$s$ keeps 9% and")
+    problems = check_claims(wrong, CLAIMS["08_debiasing"])
+    assert any("'9'" in p and "'7'" in p for p in problems), problems
+
+
+def test_the_comparison_rules():
+    assert agree("1.71", "1.708") and not agree("1.71", "1.716")
+    assert agree("53%", "53") and not agree("53%", "54")
+    assert agree("2.5e-08", "2.5e-08") and not agree("2.5e-08", "2.6e-08")
+    assert agree(r"5\cdot 10^{-5}", "5.0e-05") and agree("−1.17", "-1.17")
+    assert agree("himself-herself", "himself-herself") and not agree("he-she", "himself-herself")
+    toy = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("Our r is 0.66 and the paper's 0.90."),
+        nbformat.v4.new_code_cell("", outputs=[nbformat.v4.new_output("stream", text="r = 0.6640\n")])])
+    assert check_claims(toy, [C(r"Our r is (\S+) and", r"r = (\S+)")]) == []
+    assert unchecked_numbers(toy, [C(r"Our r is (\S+) and", r"r = (\S+)")], [(r"^Our r", [])]) != []
+    assert unchecked_numbers(toy, [C(r"Our r is (\S+) and", r"r = (\S+)")], [(r"^Our r", ["0.90"])]) == []
+    toy.cells[1].outputs[0].text = "r = 0.6740\n"
+    assert check_claims(toy, [C(r"Our r is (\S+) and", r"r = (\S+)")]) != []
+
+
+# The frame of every notebook ---------------------------------------------------------------
+
+ASSIGNMENTS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p.name}.ipynb").is_file())
+
+
+@pytest.mark.parametrize("folder", ["solutions", "notebooks"])
+@pytest.mark.parametrize("name", ASSIGNMENTS)
+def test_every_notebook_has_its_frame(folder, name):
+    """Estimated time, prerequisites and objectives at the top; a Summary with self-check questions,
+    an optional challenge and references at the end; the course map in docs/STUDENTS.md agrees."""
+    nb = nbformat.read(ROOT / folder / name / f"{name}.ipynb", as_version=4)
+    top = nb.cells[0].source
+    minutes = re.search(r"\*\*Estimated time:\*\* about (\d+) minutes", top)
+    assert minutes, f"{folder}/{name}: the first cell states no '**Estimated time:** about N minutes'"
+    assert "**Prerequisites:**" in top and "Learning objectives" in top, f"{folder}/{name}: prerequisites or objectives missing"
+    last = nb.cells[-1]
+    assert last.cell_type == "markdown" and last.source.startswith("## Summary"), (
+        f"{folder}/{name}: the last cell is not a '## Summary'")
+    for part in ("### Self-check (not graded)", "### Optional challenge (not graded)", "**References.**", "doi:"):
+        assert part in last.source, f"{folder}/{name}: the Summary lacks {part!r}"
+    row = re.search(r"(?m)^\| `" + re.escape(name) + r"` \|.*\| 10 \| (\d+) min \|", (ROOT / "docs" / "STUDENTS.md").read_text())
+    assert row and row.group(1) == minutes.group(1), (
+        f"docs/STUDENTS.md's course map and {name} disagree on the time ({row and row.group(1)} vs {minutes.group(1)})")
+
+
+def test_no_seed_file_names_in_the_course():
+    """Students have no copy of the papers' text files: cite in full, never `papers/00x_...`."""
+    bad = re.compile(r"papers/00\d|`00\d_\.\.\.`|reading list|text file of that paper")
+    files = [*ROOT.glob("solutions/*/*.ipynb"), *ROOT.glob("notebooks/*/*.ipynb"), *ROOT.glob("docs/*.md"), ROOT / "README.md"]
+    hits = [f"{f.relative_to(ROOT)}: {m.group(0)}" for f in files for m in bad.finditer(f.read_text())]
+    assert not hits, "\n".join(hits)
