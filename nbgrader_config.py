@@ -13,6 +13,25 @@ c.Execute.interrupt_on_timeout = True
 # a student who deletes a graded cell gets it back (and graded) instead of "needs manual grading"
 c.OverwriteCells.add_missing_cells = True
 
+# Trust (CONTRIBUTING.md, "Why the checks cannot be switched off"): nbgrader's default pipelines, in
+# nbgrader's order, plus two steps of the course. Before execution, helpers.scan.ScanAnswers reads the
+# student's code and flags what honest answers never need; after SaveAutoGrades, helpers.flags.SaveFlags
+# writes every flag to the gradebook (needs_manual_grade, auto score kept, comment "FLAGGED: ...").
+from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
+from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput,  # noqa: E402
+                                    DeduplicateIds, Execute, IgnorePattern, LimitOutput,
+                                    OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
+
+from helpers.flags import SaveFlags  # noqa: E402
+from helpers.scan import ScanAnswers  # noqa: E402
+
+c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
+                                      CheckCellMetadata, ScanAnswers]
+c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
+                                       SaveAutoGrades, SaveFlags, AssignLatePenalties, CheckCellMetadata]
+# flags live in the notebook's metadata until SaveFlags: keep them if someone enables ClearMetadataPreprocessor
+c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("course_flags",)}
+
 # Sandboxed autograding (docs/INSTRUCTORS.md, "Sandboxed grading"); keep this at the end of the file,
 # after any Autograde.autograde_preprocessors list. Each submission's kernel runs in bubblewrap
 # (Debian package `bubblewrap`): it cannot read solutions/, the gradebook or this file, write outside

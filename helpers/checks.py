@@ -5,54 +5,179 @@ then shape, then value) without printing the expected value unless ``reveal=True
 checks only: hidden-test messages appear in nbgrader's feedback). :func:`quiet` keeps a test
 cell silent: nbgrader scores a test cell 0 when it writes anything to stderr, even when the
 answer is right, so every test cell runs the student's code inside it.
+
+The checks run in the same kernel as the student's code, after it. So that an answer cell cannot
+switch them off, this module keeps *pristine references*, captured when it is imported (the
+notebook's first, locked cell imports it, before any answer cell runs): the NumPy functions and
+builtins it relies on are its own private names, so ``np.allclose = lambda *a, **k: True`` or
+``builtins.isinstance = ...`` later changes nothing here. Hidden tests import the checks under
+private names inside the hidden block (``from helpers import checks as _chk``), so rebinding
+``check_close`` in the notebook does not reach them either. What a kernel can still do (patch this
+module's own attributes, install IPython hooks) is what :mod:`helpers.scan` flags before
+anything runs. See CONTRIBUTING.md, "Why the checks cannot be switched off".
 """
 from __future__ import annotations
 
 import contextlib
+import dis
+import functools
+import importlib
 import io
+import sys
+import types
 import warnings
 
 import numpy as np
 
 __all__ = ["quiet", "check_callable", "check_type", "check_shape", "check_close", "check_raises",
-           "reference_calls", "check_own_work", "check_no_reference_call"]
+           "reference_calls", "check_own_work", "check_vectorised", "python_loops"]
+
+# Pristine references, captured at import (before any answer cell runs); the checks use only these.
+_asarray, _isfinite, _absolute, _array2string = np.asarray, np.isfinite, np.absolute, np.array2string
+_errstate, _ndarray, _float64 = np.errstate, np.ndarray, np.float64
+_isinstance, _issubclass, _type, _callable, _float, _tuple = isinstance, issubclass, type, callable, float, tuple
+_len, _sorted, _set, _getattr, _setattr, _id, _format, _str = len, sorted, set, getattr, setattr, id, format, str
+_catch_warnings, _simplefilter = warnings.catch_warnings, warnings.simplefilter
+_redirect_stderr, _StringIO = contextlib.redirect_stderr, io.StringIO
+_get_instructions, _import_module, _getframe = dis.get_instructions, importlib.import_module, sys._getframe
+_FunctionType, _CodeType, _ModuleType, _MethodType = (types.FunctionType, types.CodeType, types.ModuleType,
+                                                      types.MethodType)
+_partial = functools.partial
+
+# the course's reference modules (what an exercise must not call for the function it asks for)
+_REFERENCE_MODULES = ("helpers.statistics", "helpers.embeddings", "helpers.wordsets", "helpers.weat",
+                      "helpers.wefat")
 
 
 @contextlib.contextmanager
 def quiet():
-    """Swallow warnings, NumPy floating-point warnings and anything written to stderr."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(io.StringIO()):
-        warnings.simplefilter("ignore")
+    """Swallow warnings, NumPy floating-point warnings and anything written to stderr.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Use as ``with quiet(): ...``; exceptions raised inside pass through unchanged.
+    """
+    with _catch_warnings(), _errstate(all="ignore"), _redirect_stderr(_StringIO()):
+        _simplefilter("ignore")
         yield
 
 
 def check_callable(obj, name: str):
-    assert callable(obj), f"`{name}` should be a function; did you run the cell that defines it?"
+    """Assert that ``obj`` is a function (or another callable).
+
+    Parameters
+    ----------
+    obj : object
+        What the notebook holds under the name.
+    name : str
+        The name, for the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        If ``obj`` is not callable (the student has not run the cell that defines it).
+    """
+    assert _callable(obj), f"`{name}` should be a function; did you run the cell that defines it?"
 
 
 def check_type(value, types, what: str):
-    names = types.__name__ if isinstance(types, type) else " or ".join(t.__name__ for t in types)
-    assert isinstance(value, types), f"{what} should be a {names}, but it is a {type(value).__name__}."
+    """Assert that ``value`` is of one of ``types`` (its real class: ``__class__`` cannot lie here).
+
+    Parameters
+    ----------
+    value : object
+        The student's result.
+    types : type or tuple of type
+        The accepted classes (subclasses count: ``numpy.float64`` is a ``float``).
+    what : str
+        What ``value`` is, for the message (e.g. ``"cosine([1, 0], [1, 1])"``).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        If ``value``'s class is none of ``types``.
+    """
+    names = types.__name__ if _isinstance(types, _type) else " or ".join(t.__name__ for t in types)
+    assert _issubclass(_type(value), types), (
+        f"{what} should be a {names}, but it is a {_type(value).__name__}.")
 
 
 def check_shape(value, shape: tuple, what: str):
-    arr = np.asarray(value)
-    assert arr.shape == tuple(shape), f"{what} should have shape {tuple(shape)}, but it has shape {arr.shape}."
+    """Assert that ``numpy.asarray(value)`` has shape ``shape``.
+
+    Parameters
+    ----------
+    value : array_like
+        The student's result.
+    shape : tuple of int
+        The expected shape (``()`` for a scalar).
+    what : str
+        What ``value`` is, for the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        If the shapes differ (the message shows both: shapes are never the secret).
+    """
+    arr = _asarray(value)
+    assert arr.shape == _tuple(shape), f"{what} should have shape {_tuple(shape)}, but it has shape {arr.shape}."
 
 
 def _show(x: np.ndarray) -> str:
     """A value for a message: scalars as ``0.707107`` (never ``1.``), arrays by NumPy."""
-    return format(float(x), ".6g") if x.ndim == 0 else np.array2string(x, precision=6)
+    return _format(_float(x), ".6g") if x.ndim == 0 else _array2string(x, precision=6)
 
 
 def check_close(actual, expected, what: str, *, rtol: float = 1e-6, atol: float = 1e-9, reveal: bool = False,
                 hint: str = ""):
-    """Assert ``actual`` is finite and close to ``expected``; the message shows the expected value only if ``reveal``."""
-    a = np.asarray(actual, dtype=float)
-    e = np.asarray(expected, dtype=float)
+    """Assert that ``actual`` is finite and close to ``expected``: ``|actual - expected| <= atol + rtol |expected|``.
+
+    The comparison is NumPy's ``allclose`` rule, computed with this module's pristine references
+    (patching ``numpy.allclose`` or ``numpy.isclose`` in the notebook changes nothing).
+
+    Parameters
+    ----------
+    actual, expected : array_like
+        The student's result and the right one; both are converted to float64 arrays.
+    what : str
+        What ``actual`` is, for the message.
+    rtol, atol : float
+        Relative and absolute tolerance.
+    reveal : bool
+        Show the expected value in the message (visible checks only: hidden-test messages reach
+        the student through nbgrader's feedback).
+    hint : str
+        A sentence appended to the message when the values differ.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        If the shapes differ, ``actual`` holds NaN or infinity, or a value is not close.
+    """
+    a = _asarray(actual, dtype=_float64)
+    e = _asarray(expected, dtype=_float64)
     assert a.shape == e.shape, f"{what} should have shape {e.shape}, but it has shape {a.shape}."
-    assert np.isfinite(a).all(), f"{what} contains NaN or infinity."
-    if not np.allclose(a, e, rtol=rtol, atol=atol):
+    assert _isfinite(a).all(), f"{what} contains NaN or infinity."
+    with _errstate(all="ignore"):
+        close = (_absolute(a - e) <= atol + rtol * _absolute(e)).all()
+    if not close:
         msg = f"{what} is not correct"
         if reveal:
             msg += f": expected {_show(e)}, got {_show(a)}"
@@ -60,118 +185,398 @@ def check_close(actual, expected, what: str, *, rtol: float = 1e-6, atol: float 
 
 
 def check_raises(func, exc_types, what: str):
-    """Assert that ``func()`` raises one of ``exc_types`` (any other outcome fails with ``what``)."""
+    """Assert that ``func()`` raises one of ``exc_types`` (any other outcome fails with ``what``).
+
+    Parameters
+    ----------
+    func : callable
+        Called with no arguments (e.g. ``lambda: cosine([0, 0], [1, 1])``).
+    exc_types : type or tuple of type
+        The accepted exception classes.
+    what : str
+        The message's start, saying what should have happened.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        If ``func()`` returns, or raises an exception of another class.
+    """
     try:
         func()
     except exc_types:
         return
     except Exception as exc:  # a different error
-        raise AssertionError(f"{what}: it raised {type(exc).__name__} instead.") from None
+        raise AssertionError(f"{what}: it raised {_type(exc).__name__} instead.") from None
     raise AssertionError(f"{what}: it returned without raising.")
 
 
-def reference_calls(func, names=None, _seen=None) -> list[str]:
-    """Names of ``helpers`` functions that ``func`` uses, directly or through functions it calls.
+def _in_helpers(obj) -> bool:
+    mod = obj.__name__ if _isinstance(obj, _ModuleType) else _getattr(obj, "__module__", None)
+    return _isinstance(mod, _str) and (mod == "helpers" or mod.startswith("helpers."))
 
-    Reads the bytecode: a global name that is a ``helpers`` function counts, and so does an
-    attribute chain that starts at a ``helpers`` module (``helpers.statistics.cosine``,
-    ``st.cosine``); attribute names elsewhere (``kv.vectors``) do not. Nested functions are read
-    too, and the student's own functions are followed recursively. A function that *is* a
-    ``helpers`` function (``from helpers.statistics import cosine`` as the answer) counts as well.
-    ``names`` restricts the answer to helpers functions with those names (e.g. ``("cosine",)``).
-    Used to check that an exercise is the student's own work rather than the course's reference.
+
+def _is_reference(obj) -> bool:
+    return _callable(obj) and not _isinstance(obj, (_ModuleType, _type)) and _in_helpers(obj)
+
+
+def _label(obj) -> str:
+    return f"{obj.__module__}.{_getattr(obj, '__name__', '?')}"
+
+
+# functions of these packages are not followed into (the student's own code is)
+_LIBRARIES = ("numpy", "scipy", "matplotlib", "pandas", "functools", "collections", "itertools", "math",
+              "statistics", "typing", "gensim", "IPython", "ipykernel", "builtins", "operator", "random")
+
+
+def reference_calls(func, names=None) -> list[str]:
+    """Names of the course's (``helpers``) functions that ``func`` uses, wherever it keeps them.
+
+    Reads the bytecode and the function object, following:
+
+    * global names that are ``helpers`` functions, and attribute chains that start at a
+      ``helpers`` module (``helpers.statistics.cosine``, ``st.cosine``); attribute names on
+      other objects (``kv.vectors``) do not count;
+    * references kept in the function itself: default and keyword-only default values, closure
+      cells, ``__wrapped__``, and inside those ``functools.partial`` objects, bound methods,
+      callable objects of the student's classes, tuples, lists and dicts;
+    * imports inside the function (``import helpers.statistics``, ``from helpers.statistics import
+      cosine as c``), resolved by importing the module, so this works in a fresh process;
+    * the student's own functions that ``func`` uses, recursively (nested functions too).
+
+    A function that *is* a ``helpers`` function (``from helpers.statistics import cosine`` as the
+    answer) counts whatever its name.
+
+    Parameters
+    ----------
+    func : callable
+        The student's function.
+    names : iterable of str, optional
+        Only report ``helpers`` functions with these names (e.g. ``("cosine",)``); default: any.
+
+    Returns
+    -------
+    list of str
+        Sorted, without duplicates, e.g. ``["helpers.statistics.cosine"]``; ``[]`` for own work.
     """
-    import dis
-    import types
+    names = None if names is None else _set(names)
+    if _is_reference(func):  # the answer *is* a course function
+        return [_label(func)]
+    found: list[str] = []
+    seen: set[int] = _set()
 
-    def in_helpers(obj) -> bool:
-        mod = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(obj, "__module__", None)
-        return isinstance(mod, str) and (mod == "helpers" or mod.startswith("helpers."))
-
-    def wanted(name: str) -> bool:
+    def wanted(name) -> bool:
         return names is None or name in names
 
-    seen = _seen if _seen is not None else set()
-    if _seen is None and callable(func) and not isinstance(func, types.ModuleType) and in_helpers(func):
-        # the answer *is* a course function: whatever its name, it is not the student's own work
-        return [f"{func.__module__}.{getattr(func, '__name__', '?')}"]
-    if not isinstance(func, types.FunctionType) or id(func) in seen:
-        return []
-    seen.add(id(func))
-    found: list[str] = []
-    codes = [func.__code__]
-    while codes:
-        code = codes.pop()
-        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-        ins = list(dis.get_instructions(code))
-        if any(op.opname == "IMPORT_NAME" and str(op.argval).split(".")[0] == "helpers" for op in ins):
-            # `import helpers.statistics` or `from helpers.statistics import cosine` inside the
-            # function: every imported or attribute name that is a helpers function counts
-            import sys as _sys
+    def visit(obj):
+        if _id(obj) in seen:
+            return
+        seen.add(_id(obj))
+        if _is_reference(obj):
+            if wanted(_getattr(obj, "__name__", "")):
+                found.append(_label(obj))
+            return
+        if _isinstance(obj, _partial):
+            visit(obj.func)
+            for x in obj.args:
+                visit(x)
+            for x in obj.keywords.values():
+                visit(x)
+        elif _isinstance(obj, _MethodType):
+            visit(obj.__func__)
+            visit(obj.__self__)
+        elif _isinstance(obj, (_tuple, list, _set, frozenset)):
+            for x in obj:
+                visit(x)
+        elif _isinstance(obj, dict):
+            for x in obj.values():
+                visit(x)
+        elif _isinstance(obj, _FunctionType):
+            module = _getattr(obj, "__module__", None) or ""
+            if module.split(".")[0] in _LIBRARIES:
+                return
+            read_function(obj)
+        elif _callable(obj) and not _isinstance(obj, (_ModuleType, _type)) \
+                and (_getattr(_type(obj), "__module__", "") or "").split(".")[0] not in _LIBRARIES + ("helpers",):
+            visit(_getattr(_type(obj), "__call__", None))  # a callable object of the student's class
+            visit(_getattr(obj, "__dict__", {}))
 
-            modules = [m for k, m in list(_sys.modules.items()) if k == "helpers" or k.startswith("helpers.")]
-            for op in ins:
-                if op.opname in ("IMPORT_FROM", "LOAD_ATTR", "LOAD_METHOD") and wanted(str(op.argval)):
-                    for m in modules:
-                        obj = getattr(m, str(op.argval), None)
-                        if callable(obj) and not isinstance(obj, types.ModuleType) and in_helpers(obj):
-                            found.append(f"{obj.__module__}.{obj.__name__}")
-                            break
-        for i, op in enumerate(ins):
-            if op.opname not in ("LOAD_GLOBAL", "LOAD_NAME"):
+    def attributes_of(modules, attr):
+        for m in modules:
+            obj = _getattr(m, attr, None)
+            if _is_reference(obj) and wanted(obj.__name__):
+                found.append(_label(obj))
+                return
+
+    def read_function(f):
+        kept = [*(f.__defaults__ or ()), *(f.__kwdefaults__ or {}).values()]
+        for cell in f.__closure__ or ():
+            try:
+                kept.append(cell.cell_contents)
+            except ValueError:  # an empty cell
+                pass
+        wrapped = f.__dict__.get("__wrapped__")
+        if wrapped is not None:
+            kept.append(wrapped)
+        modules = [x for x in kept if _isinstance(x, _ModuleType) and _in_helpers(x)]
+        for x in kept:
+            visit(x)
+        codes = [f.__code__]
+        while codes:
+            code = codes.pop()
+            codes.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+            ins = list(_get_instructions(code))
+            local_modules = list(modules)
+            for k, op in enumerate(ins):  # imports inside the function, resolved by importing them
+                if op.opname == "IMPORT_NAME" and _str(op.argval).split(".")[0] == "helpers":
+                    try:
+                        local_modules.append(_import_module(_str(op.argval)))
+                    except ImportError:
+                        continue
+                elif op.opname == "IMPORT_FROM" and local_modules:
+                    obj = _getattr(local_modules[-1], op.argval, None)
+                    if obj is None:
+                        try:
+                            obj = _import_module(f"{local_modules[-1].__name__}.{op.argval}")
+                        except ImportError:
+                            obj = None
+                    if _isinstance(obj, _ModuleType) and _in_helpers(obj):
+                        local_modules.append(obj)
+                    elif obj is not None:
+                        visit(obj)
+            if local_modules:  # st.cosine where st is a helpers module kept or imported in the function
+                for op in ins:
+                    if op.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                        attributes_of(local_modules, op.argval)
+            for i, op in enumerate(ins):
+                if op.opname not in ("LOAD_GLOBAL", "LOAD_NAME"):
+                    continue
+                g = f.__globals__
+                if op.argval in g:
+                    obj = g[op.argval]
+                else:
+                    b = g.get("__builtins__")
+                    obj = (b.get(op.argval) if _isinstance(b, dict) else _getattr(b, op.argval, None))
+                if obj is None:
+                    continue
+                if _isinstance(obj, _ModuleType) and _in_helpers(obj):
+                    j = i + 1  # follow helpers.statistics.cosine / st.cosine
+                    while j < _len(ins) and ins[j].opname in ("LOAD_ATTR", "LOAD_METHOD") \
+                            and _isinstance(obj, _ModuleType):
+                        obj = _getattr(obj, ins[j].argval, None)
+                        j += 1
+                    if _is_reference(obj) and wanted(obj.__name__):
+                        found.append(_label(obj))
+                elif not _isinstance(obj, _ModuleType):
+                    visit(obj)
+
+    visit(func)
+    return _sorted(_set(found))
+
+
+def _spy_targets(names):
+    """The reference functions called ``names`` (any name if empty) in the course's modules."""
+    targets = {}
+    for module_name in _REFERENCE_MODULES:
+        try:
+            module = _import_module(module_name)
+        except ImportError:
+            continue
+        for name, obj in list(vars(module).items()):
+            if (not names or name in names) and _isinstance(obj, _FunctionType) and _in_helpers(obj):
+                targets[_id(obj)] = obj
+    return list(targets.values())
+
+
+_SPY_SOURCE = "def spy(*args, **kwargs):\n    return __course_spy__[{key}](*args, **kwargs)\n"
+
+
+@contextlib.contextmanager
+def _watch(names, used: list):
+    """While active, every call of the reference functions ``names`` from outside ``helpers``
+    appends its label to ``used``, however the caller got hold of the function (module
+    attribute, default argument, closure, ``functools.partial``, bound method...).
+
+    The function objects themselves are instrumented (their ``__code__`` is swapped for a spy
+    and back), so a reference captured before the check starts is watched too. Calls from inside
+    ``helpers`` (a reference function calling another) do not count.
+    """
+    swapped = []
+    try:
+        for k, f in enumerate(_spy_targets(names)):
+            if f.__closure__:  # a spy must have the same free variables: watch the module attribute only
                 continue
-            obj = func.__globals__.get(op.argval, getattr(func.__globals__.get("__builtins__"), op.argval, None))
-            if obj is None:
-                continue
-            if isinstance(obj, types.ModuleType) and in_helpers(obj):
-                j = i + 1  # follow helpers.statistics.cosine / st.cosine
-                while j < len(ins) and ins[j].opname in ("LOAD_ATTR", "LOAD_METHOD") and isinstance(obj, types.ModuleType):
-                    obj = getattr(obj, ins[j].argval, None)
-                    j += 1
-                if callable(obj) and not isinstance(obj, types.ModuleType) and in_helpers(obj) and wanted(obj.__name__):
-                    found.append(f"{obj.__module__}.{obj.__name__}")
-            elif callable(obj) and in_helpers(obj):
-                if wanted(getattr(obj, "__name__", op.argval)):
-                    found.append(f"{obj.__module__}.{getattr(obj, '__name__', op.argval)}")
-            elif isinstance(obj, types.FunctionType):
-                found += reference_calls(obj, names, seen)
-    return sorted(set(found))
+            clone = _FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__, f.__closure__)
+            clone.__kwdefaults__ = f.__kwdefaults__
+            label = _label(f)
+
+            def recorder(*args, __clone=clone, __label=label, **kwargs):
+                caller = _getframe(2).f_globals.get("__name__", "")
+                if not (_isinstance(caller, _str) and caller.startswith("helpers.") and caller != __name__):
+                    used.append(__label)
+                return __clone(*args, **kwargs)
+
+            namespace = {}
+            exec(_SPY_SOURCE.format(key=k), {}, namespace)  # noqa: S102 - our own fixed source
+            registry = f.__globals__.setdefault("__course_spy__", {})
+            registry[k] = recorder
+            swapped.append((f, f.__code__))
+            f.__code__ = namespace["spy"].__code__
+        yield
+    finally:
+        for f, code in swapped:
+            f.__code__ = code
+            f.__globals__.pop("__course_spy__", None)
 
 
-def check_own_work(func, *names: str, what: str | None = None):
-    """Assert that ``func`` does not call the reference implementation of ``names`` in ``helpers``."""
+def check_own_work(func, *names: str, run=None, what: str | None = None):
+    """Assert that ``func`` is the student's own work, not the course's reference implementation.
+
+    Two checks in one:
+
+    1. the code: :func:`reference_calls` reads ``func`` (and what it keeps: defaults, closures,
+       ``functools.partial``, ``__wrapped__``, bound methods, imports inside it, the student's
+       own functions it calls) for the reference functions ``names``;
+    2. the run (if ``run`` is given): ``run()`` is called while the reference functions ``names``
+       are watched, so a call through any path the code check cannot see is noticed too.
+
+    Parameters
+    ----------
+    func : callable
+        The student's function.
+    *names : str
+        Names of the reference functions the exercise asks the student to write (e.g.
+        ``"cosine"``); without names, every ``helpers`` function counts.
+    run : callable, optional
+        Zero-argument callable that exercises ``func`` (e.g. ``lambda: cosine(u, v)``).
+    what : str, optional
+        How the message names ``func`` (default: its name in backquotes).
+
+    Returns
+    -------
+    object
+        Whatever ``run()`` returned (None without ``run``).
+
+    Raises
+    ------
+    AssertionError
+        If ``func`` uses, or ``run()`` calls, one of the reference functions.
+    """
+    label = what or f"`{_getattr(func, '__name__', 'your function')}`"
     used = reference_calls(func, names or None)
-    label = what or f"`{getattr(func, '__name__', 'your function')}`"
     assert not used, (f"{label} calls the course's reference implementation ({', '.join(used)}). "
                       "This exercise asks you to write it yourself with NumPy.")
-
-
-def check_no_reference_call(call, *names: str, what: str, module: str = "helpers.statistics"):
-    """Run ``call()`` while the reference functions ``names`` of ``module`` record their use; assert none ran.
-
-    Complements :func:`check_own_work` (which reads the code): this one notices a call to the
-    reference through any import path at run time, e.g. ``import helpers.statistics as h; h.cosine``.
-    Returns whatever ``call()`` returned.
-    """
-    import importlib
-
-    mod = importlib.import_module(module)
-    used: list[str] = []
-    saved = {n: getattr(mod, n) for n in names}
-
-    def spy(name, func):
-        def wrapper(*args, **kwargs):
-            used.append(name)
-            return func(*args, **kwargs)
-        return wrapper
-
-    for n, f in saved.items():
-        setattr(mod, n, spy(n, f))
-    try:
-        result = call()
-    finally:
-        for n, f in saved.items():
-            setattr(mod, n, f)
-    assert not used, (f"{what} calls the course's reference implementation ({module}.{used[0]}). "
-                      "This exercise asks you to write it yourself with NumPy.")
+    if run is None:
+        return None
+    called: list[str] = []
+    with _watch(names, called):
+        result = run()
+    assert not called, (f"{label} calls the course's reference implementation ({called[0]}). "
+                        "This exercise asks you to write it yourself with NumPy.")
     return result
+
+
+_LOOPS_IN_DISGUISE = frozenset({"vectorize", "apply_along_axis", "map", "frompyfunc", "fromiter"})
+
+
+def python_loops(func) -> list[str]:
+    """The loop constructs (``for``, ``while``, comprehensions) in the code of ``func``.
+
+    Parameters
+    ----------
+    func : function
+        A Python function (its nested functions and comprehensions are read too).
+
+    Returns
+    -------
+    list of str
+        One ``"<code name>: <opcode>"`` per backward jump or ``FOR_ITER``; ``[]`` for loop-free code.
+    """
+    code0 = _getattr(func, "__code__", None)
+    if not _isinstance(code0, _CodeType):
+        return []
+    found, codes = [], [code0]
+    while codes:
+        code = codes.pop()
+        codes.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+        for ins in _get_instructions(code):
+            if ins.opname == "FOR_ITER" or "BACKWARD" in ins.opname or ins.opname == "JUMP_ABSOLUTE":
+                found.append(f"{code.co_name}: {ins.opname}")
+    return found
+
+
+def _own_functions(func) -> list:
+    """``func`` and the notebook's own functions it uses, directly or indirectly (and what they keep)."""
+    out, seen, todo = [], _set(), [func]
+    while todo:
+        f = todo.pop()
+        if _isinstance(f, _partial):
+            todo.append(f.func)
+            continue
+        if _isinstance(f, _MethodType):
+            todo.append(f.__func__)
+            continue
+        if not _isinstance(f, _FunctionType) or _id(f) in seen or _getattr(f, "__module__", None) != "__main__":
+            continue
+        seen.add(_id(f))
+        out.append(f)
+        todo.extend(f.__defaults__ or ())
+        todo.extend((f.__kwdefaults__ or {}).values())
+        for cell in f.__closure__ or ():
+            try:
+                todo.append(cell.cell_contents)
+            except ValueError:
+                pass
+        codes = [f.__code__]
+        while codes:
+            code = codes.pop()
+            codes.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+            todo.extend(f.__globals__.get(n) for n in code.co_names)
+    return out
+
+
+def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint: str = ""):
+    """Assert that ``func`` has no Python loop (``for``, ``while``, comprehension) or loop in disguise.
+
+    Parameters
+    ----------
+    func : function
+        The student's function.
+    what : str, optional
+        How the message names ``func`` (default: its name).
+    follow : bool
+        Also read the notebook's own functions that ``func`` uses, directly or indirectly, and
+        look for loops in disguise (``np.vectorize``, ``np.apply_along_axis``, ``map``,
+        ``np.frompyfunc``, ``np.fromiter``). With ``follow=False`` only ``func``'s own code is
+        read for loop statements (a visible check that says so).
+    hint : str
+        A sentence appended to the message (what to use instead).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    AssertionError
+        Naming the function that loops.
+    """
+    label = what or _getattr(func, "__name__", "your function")
+    tail = f" {hint}" if hint else ""
+    assert not python_loops(func), f"{label} contains a Python loop (for, while or a comprehension).{tail}"
+    if not follow:
+        return
+    for f in _own_functions(func):
+        assert not python_loops(f), (f"{label} calls your function {f.__name__}, which contains a Python loop; "
+                                     f"{label} must be vectorised all the way down.{tail}")
+        codes, used = [f.__code__], _set()
+        while codes:
+            code = codes.pop()
+            codes.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+            used.update(code.co_names)
+        disguised = _sorted(used & _LOOPS_IN_DISGUISE)
+        assert not disguised, (f"{f.__name__} loops in disguise ({', '.join(disguised)}); "
+                               f"use whole-array NumPy operations instead.{tail}")

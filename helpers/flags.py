@@ -1,32 +1,189 @@
-"""Flags for a person: events during autograding that a grader should look at.
+"""Flags for a person: submissions the autograder should not be trusted to score alone.
 
-Minimal version (the full module, with ``SaveFlags`` and ``read_flags``, is maintained with the
-static scan of answer cells): a flag is recorded in the notebook being graded.
+A flag is a reason, in plain words, attached to one cell of a submitted notebook (its
+``grade_id``) or to the whole notebook (``cell=None``). Flags are raised while nbgrader
+autogrades (by the static scan :class:`helpers.scan.ScanAnswers` before execution, by the
+sandboxed kernel when a cell kills it) and end up in the gradebook, where the formgrader shows
+them:
+
+* every graded cell concerned is marked ``needs_manual_grade`` and *keeps its auto score*
+  (a flag never silently zeroes anything: a person decides);
+* the reason is written as an auto comment starting ``FLAGGED: `` on the answer cell concerned,
+  so it appears next to the answer in the formgrader;
+* the submitted notebook is marked ``flagged`` in the gradebook.
+
+The pieces: :func:`add_flag` and :func:`notebook_flags` work on the notebook being graded (the
+flags live in its metadata under ``"course_flags"``); :class:`SaveFlags` is the nbgrader
+preprocessor, placed after ``SaveAutoGrades`` in ``Autograde.autograde_preprocessors`` (see
+``nbgrader_config.py``), that writes them to the gradebook; :func:`read_flags` reads them back
+from the gradebook, so plain ``nbgrader autograde`` flags too.
+
+nbgrader's autograde runs two passes (sanitize, then execute) on a notebook written to disk in
+between: flags kept in the notebook's metadata survive it. ``ClearMetadataPreprocessor`` runs in
+the second pass before ``SaveAutoGrades``; it is disabled by nbgrader's default (it would also
+delete the cells' nbgrader metadata that grading needs), and ``nbgrader_config.py`` lists
+``"course_flags"`` in its ``preserve_nb_metadata_mask`` in case someone enables it.
 """
 from __future__ import annotations
 
-__all__ = ["add_flag", "notebook_flags"]
+import re
 
-#: Key of the notebook metadata holding the flags.
-METADATA_KEY = "weat_course_flags"
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+__all__ = ["METADATA_KEY", "PREFIX", "add_flag", "notebook_flags", "SaveFlags", "read_flags"]
+
+METADATA_KEY = "course_flags"
+PREFIX = "FLAGGED: "
+_LINE = re.compile(r"^FLAGGED: (?P<reason>.*) \[cell: (?P<cell>[^\]]*)\]$")
 
 
-def add_flag(nb, cell, reason) -> None:
-    """Record a flag in a notebook during autograding.
+def add_flag(nb, cell: str | None, reason: str) -> None:
+    """Record a flag for a person in the notebook being graded.
 
     Parameters
     ----------
     nb : nbformat.NotebookNode
-        The notebook being graded (changed in place).
+        The notebook being autograded (the flag is stored in ``nb.metadata["course_flags"]``).
     cell : str or None
         The ``grade_id`` of the cell concerned (an answer cell or a test cell), or None for the
         whole notebook.
     reason : str
-        What happened, in plain words, for the person who grades.
+        What was found, in plain words (one line; newlines are replaced by spaces).
+
+    Returns
+    -------
+    None
+        A flag already recorded (same cell and reason) is not recorded twice.
     """
-    nb.metadata.setdefault(METADATA_KEY, []).append({"cell": cell, "reason": str(reason)})
+    reason = " ".join(str(reason).split())
+    flags = nb.metadata.setdefault(METADATA_KEY, [])
+    entry = {"cell": cell, "reason": reason}
+    if entry not in [dict(f) for f in flags]:
+        flags.append(entry)
 
 
 def notebook_flags(nb) -> list[dict]:
-    """The flags recorded in a notebook: a list of dicts with keys ``cell`` and ``reason``."""
-    return [{"cell": f.get("cell"), "reason": f.get("reason", "")} for f in nb.metadata.get(METADATA_KEY, [])]
+    """The flags recorded in a notebook by :func:`add_flag`.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A notebook (being graded, or an autograded one read from disk).
+
+    Returns
+    -------
+    list of dict
+        One dict per flag with keys ``cell`` (grade_id or None) and ``reason``, in the order
+        they were raised.
+    """
+    return [{"cell": f.get("cell"), "reason": f.get("reason", "")}
+            for f in nb.get("metadata", {}).get(METADATA_KEY, [])]
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _comment_line(flag: dict) -> str:
+    return f"{PREFIX}{flag['reason']} [cell: {flag['cell'] or '(whole notebook)'}]"
+
+
+class SaveFlags(NbGraderPreprocessor):
+    """nbgrader preprocessor: write the notebook's flags to the gradebook (after ``SaveAutoGrades``).
+
+    For a flag on a cell, the graded cells concerned are that cell (if graded) and every graded
+    cell after it in the notebook (code in an answer cell can affect every later test); for a
+    whole-notebook flag, every graded cell. They are marked ``needs_manual_grade``; their auto
+    score is kept. The reason goes into the auto comment of the answer cell concerned (the
+    flagged cell if it is an answer cell, else the nearest answer cell before it, else the first
+    one), one line ``FLAGGED: <reason> [cell: <grade_id>]`` per flag, so the formgrader shows it.
+    """
+
+    def preprocess(self, nb, resources):
+        flags = notebook_flags(nb)
+        if not flags:
+            return nb, resources
+        from nbgrader.api import Gradebook, MissingEntry
+
+        info = resources["nbgrader"]
+        notebook_id, assignment_id, student_id = info["notebook"], info["assignment"], info["student"]
+        cells = [c for c in nb.cells if _nbgrader(c).get("grade_id")]
+        ids = [_nbgrader(c)["grade_id"] for c in cells]
+        graded = [i for i, c in enumerate(cells) if _nbgrader(c).get("grade")]
+        answers = [i for i, c in enumerate(cells) if _nbgrader(c).get("solution") or _nbgrader(c).get("task")]
+        manual: set[str] = set()
+        comments: dict[str, list[str]] = {}
+        for flag in flags:
+            pos = ids.index(flag["cell"]) if flag["cell"] in ids else None
+            start = 0 if pos is None else pos
+            manual.update(ids[i] for i in graded if i >= start)
+            before = [i for i in answers if pos is not None and i <= pos]
+            target = before[-1] if before else (answers[0] if answers else None)
+            if target is not None:
+                comments.setdefault(ids[target], []).append(_comment_line(flag))
+        with Gradebook(info["db_url"]) as gb:
+            for gid in manual:
+                try:
+                    grade = gb.find_grade(gid, notebook_id, assignment_id, student_id)
+                except MissingEntry:
+                    continue
+                grade.needs_manual_grade = True  # the auto score stays: a person decides
+            for gid, lines in comments.items():
+                try:
+                    comment = gb.find_comment(gid, notebook_id, assignment_id, student_id)
+                except MissingEntry:
+                    continue
+                kept = [x for x in (comment.auto_comment or "").split("\n") if x and not x.startswith(PREFIX)]
+                comment.auto_comment = "\n".join(kept + lines)
+            try:
+                gb.find_submission_notebook(notebook_id, assignment_id, student_id).flagged = True
+            except MissingEntry:
+                pass
+            gb.db.commit()
+        for flag in flags:
+            self.log.warning("FLAGGED %s/%s/%s cell %s: %s", assignment_id, student_id, notebook_id,
+                             flag["cell"] or "(whole notebook)", flag["reason"])
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
+        return cell, resources
+
+
+def read_flags(db_url: str, assignments=None) -> list[dict]:
+    """Every flag stored in a gradebook by :class:`SaveFlags`.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook's database URL (``CourseDirectory.db_url``, e.g. ``sqlite:///gradebook.db``).
+    assignments : iterable of str, optional
+        Only these assignments (default: all).
+
+    Returns
+    -------
+    list of dict
+        One dict per flag with keys ``assignment``, ``student``, ``notebook``, ``cell`` (the
+        grade_id concerned, None for the whole notebook) and ``reason``, sorted by assignment,
+        student and notebook.
+    """
+    from nbgrader.api import Gradebook
+
+    wanted = None if assignments is None else set(assignments)
+    out = []
+    with Gradebook(db_url) as gb:
+        for assignment in gb.assignments:
+            if wanted is not None and assignment.name not in wanted:
+                continue
+            for sub in gb.assignment_submissions(assignment.name):
+                for snb in sub.notebooks:
+                    for comment in snb.comments:
+                        for line in (comment.auto_comment or "").split("\n"):
+                            m = _LINE.match(line)
+                            if m:
+                                cell = m["cell"]
+                                out.append({"assignment": assignment.name, "student": sub.student.id,
+                                            "notebook": snb.name,
+                                            "cell": None if cell == "(whole notebook)" else cell,
+                                            "reason": m["reason"]})
+    out.sort(key=lambda f: (f["assignment"], f["student"], f["notebook"]))
+    return out

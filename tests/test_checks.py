@@ -1,4 +1,6 @@
 """helpers.checks: the functions the notebooks' test cells rely on."""
+import functools
+import subprocess
 import sys
 import warnings
 
@@ -7,8 +9,8 @@ import pytest
 
 import helpers
 import helpers.statistics as st
-from helpers.checks import (check_close, check_no_reference_call, check_own_work, check_raises, quiet,
-                            reference_calls)
+from helpers.checks import (check_close, check_own_work, check_raises, check_type, check_vectorised, python_loops,
+                            quiet, reference_calls)
 from helpers.embeddings import vectors  # noqa: F401  (a helpers function whose name is also an attribute name)
 from helpers.statistics import cosine as imported_cosine
 
@@ -80,12 +82,190 @@ def test_check_own_work_messages():
         check_own_work(via_module, "cosine")
 
 
-def test_check_no_reference_call_sees_calls_through_the_module_and_restores_it():
-    original = st.cosine
+def test_check_own_work_run_sees_calls_through_the_module_and_restores_it():
+    original, code = st.cosine, st.cosine.__code__
     with pytest.raises(AssertionError, match="helpers.statistics.cosine"):
-        check_no_reference_call(lambda: via_module([1, 0], [1, 1]), "cosine", what="via_module")
-    assert st.cosine is original
-    assert check_no_reference_call(lambda: own_work([1, 0], [1, 1]), "cosine", what="own") == pytest.approx(2 ** -0.5)
+        check_own_work(own_work, "cosine", run=lambda: via_module([1, 0], [1, 1]), what="via_module")
+    assert st.cosine is original and st.cosine.__code__ is code and "__course_spy__" not in vars(st)
+    assert check_own_work(own_work, "cosine", run=lambda: own_work([1, 0], [1, 1])) == pytest.approx(2 ** -0.5)
+
+
+# the reference kept wherever a function can keep it (issue 10, item 5)
+def kept_in_default(u, v, _f=helpers.statistics.cosine):
+    return _f(u, v)
+
+
+def kept_in_kwdefault(u, v, *, _f=st.cosine):
+    return _f(u, v)
+
+
+def _make_closure():
+    f = st.cosine
+
+    def cosine(u, v):
+        return f(u, v)
+    return cosine
+
+
+kept_in_closure = _make_closure()
+_partial = functools.partial(st.cosine)
+
+
+def kept_in_partial(u, v):
+    return _partial(u, v)
+
+
+def kept_in_wrapped(u, v):
+    return float(np.dot(u, v))
+
+
+kept_in_wrapped.__wrapped__ = st.cosine
+
+
+class _Holder:
+    def cosine(self, u, v):
+        return st.cosine(u, v)
+
+
+kept_in_bound_method = _Holder().cosine
+
+
+@functools.wraps(st.cosine)
+def kept_by_wraps(u, v):
+    return float(np.dot(u, v))
+
+
+def module_in_default(u, v, _m=st):
+    return _m.cosine(u, v)
+
+
+def kept_in_tuple(u, v, _fs=(st.cosine,)):
+    return _fs[0](u, v)
+
+
+@pytest.mark.parametrize("func", [kept_in_default, kept_in_kwdefault, kept_in_closure, kept_in_partial,
+                                  functools.partial(st.cosine), kept_in_wrapped, kept_in_bound_method,
+                                  module_in_default, kept_in_tuple, kept_by_wraps])
+def test_reference_calls_sees_the_reference_wherever_the_function_keeps_it(func):
+    assert reference_calls(func, ("cosine",)) == ["helpers.statistics.cosine"]
+    with pytest.raises(AssertionError, match="reference implementation"):
+        check_own_work(func, "cosine")
+
+
+@pytest.mark.parametrize("func", [kept_in_default, kept_in_kwdefault, kept_in_closure, kept_in_partial,
+                                  kept_in_bound_method, module_in_default, kept_in_tuple])
+def test_the_run_time_watch_sees_a_reference_captured_before_it_started(func):
+    """The function object itself is watched, so a reference kept anywhere is noticed when it runs."""
+    with pytest.raises(AssertionError, match=r"helpers\.statistics\.cosine"):
+        check_own_work(own_work, "cosine", run=lambda: func([1.0, 0.0], [1.0, 1.0]))
+    assert st.cosine([1.0, 0.0], [1.0, 1.0]) == pytest.approx(2 ** -0.5)  # restored
+
+
+def test_the_run_time_watch_ignores_the_reference_calling_itself():
+    # helpers.statistics.association uses cosine_matrix/unit_rows internally: allowed, not the student's call
+    check_own_work(own_work, "cosine_matrix", "unit_rows", run=lambda: st.association([1.0, 0.0], [[1.0, 1.0]], [[0.0, 1.0]]))
+
+
+def test_reference_calls_resolves_imports_inside_a_function_in_a_fresh_process():
+    code = ("import numpy as np\n"
+            "from helpers.checks import reference_calls\n"
+            "def f(u, v):\n"
+            "    from helpers.statistics import cosine as c\n"
+            "    return c(u, v)\n"
+            "def g(u, v):\n"
+            "    import helpers.weat\n"
+            "    return helpers.weat.run_weat(u, v)\n"
+            "def h(u, v):\n"
+            "    from helpers import statistics\n"
+            "    return statistics.cosine(u, v)\n"
+            "import sys\n"
+            "assert not [m for m in sys.modules if m.startswith('helpers.') and m != 'helpers.checks']\n"
+            "print(reference_calls(f), reference_calls(g), reference_calls(h))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["['helpers.statistics.cosine']", "['helpers.weat.run_weat']", "['helpers.statistics.cosine']"]
+
+
+def test_checks_ignore_patched_numpy_and_builtins(monkeypatch):
+    """Pristine references: patching numpy after import switches no check off."""
+    monkeypatch.setattr(np, "allclose", lambda *a, **k: True)
+    monkeypatch.setattr(np, "isclose", lambda *a, **k: np.ones(np.shape(a[0]), dtype=bool))
+    monkeypatch.setattr(np, "isfinite", lambda *a, **k: np.ones(np.shape(a[0]), dtype=bool))
+    monkeypatch.setattr(np, "asarray", lambda x, *a, **k: np.zeros(3))
+    with pytest.raises(AssertionError, match="not correct"):
+        check_close(0.5, 0.7071067811865476, "the cosine")
+    with pytest.raises(AssertionError, match="NaN"):
+        check_close(float("nan"), 1.0, "x")
+    with pytest.raises(AssertionError, match="should be a float"):
+        check_type("0.7", float, "x")
+
+
+def test_checks_ignore_patched_builtins():
+    # in a child process: patching builtins here would break pytest itself
+    code = ("import builtins\n"
+            "from helpers.checks import check_type, check_callable\n"
+            "builtins.isinstance = lambda *a: True\n"
+            "builtins.issubclass = lambda *a: True\n"
+            "builtins.callable = lambda *a: True\n"
+            "for f in (lambda: check_type('0.7', float, 'x'), lambda: check_callable(3, 'f')):\n"
+            "    try:\n"
+            "        f()\n"
+            "    except AssertionError:\n"
+            "        print('caught')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["caught", "caught"]
+
+
+def test_check_type_reads_the_real_class():
+    class Liar:
+        @property
+        def __class__(self):
+            return float
+
+    assert isinstance(Liar(), float)  # isinstance believes __class__
+    with pytest.raises(AssertionError, match="should be a float, but it is a Liar"):
+        check_type(Liar(), float, "x")
+    check_type(np.float64(0.5), float, "x")  # subclasses count
+
+
+def vectorised(U, V):
+    return U @ V.T
+
+
+def _loop_helper(U):
+    return np.array([u / np.linalg.norm(u) for u in U])
+
+
+def calls_a_looping_helper(U, V):
+    return _loop_helper(U) @ _loop_helper(V).T
+
+
+def disguised(U, V):
+    return np.vectorize(lambda a, b: a * b)(U, V)
+
+
+def looping(U, V):
+    out = []
+    for u in U:
+        out.append(u @ V.T)
+    return np.array(out)
+
+
+def test_check_vectorised():
+    check_vectorised(vectorised)
+    assert python_loops(looping) and not python_loops(vectorised)
+    with pytest.raises(AssertionError, match=r"looping contains a Python loop .* Use @\.$"):
+        check_vectorised(looping, hint="Use @.")
+    check_vectorised(calls_a_looping_helper, follow=False)  # its own code has no loop
+    calls_a_looping_helper.__module__ = "__main__"  # as in a notebook
+    _loop_helper.__module__ = "__main__"
+    disguised.__module__ = "__main__"
+    try:
+        with pytest.raises(AssertionError, match="calls your function _loop_helper, which contains a Python loop"):
+            check_vectorised(calls_a_looping_helper)
+        with pytest.raises(AssertionError, match=r"loops in disguise \(vectorize\)"):
+            check_vectorised(disguised)
+    finally:
+        calls_a_looping_helper.__module__ = _loop_helper.__module__ = disguised.__module__ = __name__
 
 
 def test_quiet_swallows_stderr_and_warnings(capfd):

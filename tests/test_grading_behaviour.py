@@ -27,14 +27,12 @@ A = "01_cosine"
 EXERCISE_CELLS = {"cosine_tests": 3.0, "unit_rows_tests": 2.0, "cosine_matrix_tests": 2.0,
                   "cosine_matrix_vectorised_tests": 1.0}
 
-NOISY_COSINE = '''import sys, warnings
+NOISY_COSINE = '''import warnings  # (not sys: helpers.scan flags it, see test_adversarial.py)
 warnings.warn("a student's warning while defining cosine")
-print("debug output on stderr", file=sys.stderr)
 
 def cosine(u, v):
-    """Correct, but chatty: warns and writes to stderr on every call."""
-    warnings.warn("computing a cosine")
-    print("cosine called", file=sys.stderr)
+    """Correct, but chatty: warns (on stderr) on every call."""
+    warnings.warn("computing a cosine")  # warnings go to stderr
     np.log(np.zeros(1))  # a NumPy RuntimeWarning, too
     u = np.asarray(u, dtype=float)
     v = np.asarray(v, dtype=float)

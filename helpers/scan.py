@@ -1,0 +1,510 @@
+"""A static scan of a submission's own code, before anything runs, for what honest answers never need.
+
+Code in an answer cell runs in the same Python process as the tests that grade it, so it can in
+principle reach the tests: register an IPython hook that rewrites later cells, rebind the check
+functions, patch ``numpy.allclose``, read the reference implementation. :mod:`helpers.checks`
+makes the simple versions of these fail at run time; this scan catches them (and their clever
+versions) *before execution*, by reading the code, and flags the submission for a person
+(:func:`helpers.flags.add_flag`). A flag never changes a score: the flagged cells keep their auto
+score and are left for manual grading in the formgrader.
+
+What the scan reads: every code cell the student controls, i.e. the answer cells and every
+unlocked cell (students may edit those and add new ones), except unlocked cells that are exactly
+as released. What it flags (each flag names the cell and says why, in plain words):
+
+* IPython magics and shell lines (``%``, ``%%``, ``!``): the cell is not plain Python;
+* ``get_ipython`` and the other ways into the running kernel (``globals()``, ``locals()``,
+  ``vars()``, ``eval``, ``exec``, ``compile``, ``__import__``, ``open``, ``breakpoint``);
+* ``getattr``/``setattr``/``delattr`` with a computed or dunder name, ``setattr``/``delattr`` on a
+  module, and dunder attributes (``__code__``, ``__globals__``, ``__builtins__``, ``__dict__``,
+  ``__wrapped__``, ``__closure__``, ``__subclasses__``, ...);
+* assigning to or deleting an attribute of an imported module or an alias of one
+  (``np.allclose = ...``);
+* binding, at notebook level, a name the notebook's test cells rely on (``check_*``, ``quiet``,
+  ``np``, builtins such as ``float``): the names come from the test cells themselves;
+* imports outside :data:`ALLOWED_IMPORTS` (``os``, ``sys``, ``subprocess``, ``sqlite3``,
+  ``inspect``, ``importlib``, ``IPython``, ``ctypes``, ...) and of the course's grading modules;
+* an answer function that is a near-copy of the course's reference of any name
+  (:func:`similarity` at least :data:`SIMILARITY_THRESHOLD`).
+
+A scan is not a proof: Python is too dynamic for reading code to catch everything, which is why
+anything suspicious goes to a person, the checks capture pristine references at import, and the
+kernel runs in a sandbox. See CONTRIBUTING.md ("Why the checks cannot be switched off").
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import difflib
+import io
+import keyword
+import tokenize
+from pathlib import Path
+
+from nbgrader.preprocessors import NbGraderPreprocessor
+
+__all__ = ["ALLOWED_IMPORTS", "SIMILARITY_THRESHOLD", "REFERENCE_MODULES", "scan_notebook", "scan_source",
+           "similarity", "near_copies", "reference_sources", "ScanAnswers"]
+
+#: Top-level modules an answer may import. Everything else (os, sys, subprocess, sqlite3, inspect,
+#: importlib, IPython, ctypes, signal, threading, multiprocessing, socket, shutil, pathlib, gc, ...)
+#: is flagged: no exercise of the course needs it.
+ALLOWED_IMPORTS = frozenset({
+    "numpy", "scipy", "math", "cmath", "statistics", "itertools", "functools", "collections", "operator",
+    "typing", "dataclasses", "__future__", "numbers", "fractions", "decimal", "heapq", "bisect", "random",
+    "re", "string", "copy", "warnings", "pandas", "matplotlib", "seaborn", "helpers",
+})
+#: Course modules an answer may import (the others grade, scan or flag it).
+REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "plots")
+#: An answer function at least this similar to the reference function of the same name (see
+#: :func:`similarity`) is flagged as a near-copy. Measured on the 56 answer functions of every
+#: worked solution and mutant that share a name with a reference function: median 0.50, 90th
+#: percentile 0.65, maximum 0.78 (03's differential_association); a copy of the reference with renamed variables scores 1.0 (CONTRIBUTING.md).
+SIMILARITY_THRESHOLD = 0.9
+
+_FORBIDDEN_NAMES = {
+    "get_ipython": "uses get_ipython (the running IPython kernel); no exercise needs it",
+    "globals": "uses globals() (the notebook's namespace); no exercise needs it",
+    "locals": "uses locals(); no exercise needs it",
+    "vars": "uses vars(); no exercise needs it",
+    "eval": "uses eval (runs code built as text); no exercise needs it",
+    "exec": "uses exec (runs code built as text); no exercise needs it",
+    "compile": "uses compile (builds code from text); no exercise needs it",
+    "__import__": "uses __import__; import modules with an import statement",
+    "open": "opens a file; no exercise reads or writes files",
+    "breakpoint": "calls breakpoint()",
+    "__builtins__": "uses __builtins__ (the built-in functions the tests rely on)",
+    "__builtin__": "uses __builtin__",
+    "__loader__": "uses __loader__",
+    "__spec__": "uses __spec__",
+}
+_SAFE_DUNDERS = {"__name__", "__doc__", "__init__", "__qualname__", "__future__", "__main__"}
+
+
+def _dotted(node) -> str | None:
+    """``np.linalg.norm`` for an attribute chain on a name, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        return ".".join([node.id] + parts[::-1])
+    return None
+
+
+def _root(node) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _bound_at_top(tree, course_imports=None) -> set[str]:
+    """Names a cell binds in the notebook's namespace (top level, or ``global`` in a function).
+
+    An import that binds a name to what the course's own cells bind it to (``import numpy as
+    np`` again) does not count."""
+    course_imports = course_imports or {}
+    out: set[str] = set()
+
+    def targets(t):
+        if isinstance(t, ast.Name):
+            out.add(t.id)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                targets(e)
+        elif isinstance(t, ast.Starred):
+            targets(t.value)
+
+    def visit(stmts):
+        for s in stmts:
+            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(s.name)
+                for n in ast.walk(s):
+                    if isinstance(n, ast.Global):
+                        out.update(n.names)
+                continue
+            if isinstance(s, (ast.Import, ast.ImportFrom)):
+                for name, path in _imports(s).items():
+                    if course_imports.get(name) != path:
+                        out.add(name)
+            elif isinstance(s, ast.Assign):
+                for t in s.targets:
+                    targets(t)
+            elif isinstance(s, (ast.AugAssign, ast.AnnAssign)):
+                targets(s.target)
+            elif isinstance(s, (ast.For, ast.AsyncFor)):
+                targets(s.target)
+            elif isinstance(s, (ast.With, ast.AsyncWith)):
+                for item in s.items:
+                    if item.optional_vars is not None:
+                        targets(item.optional_vars)
+            elif isinstance(s, ast.Delete):
+                for t in s.targets:
+                    targets(t)
+            elif isinstance(s, ast.Try):
+                for h in s.handlers:
+                    if h.name:
+                        out.add(h.name)
+            for n in ast.walk(s):  # walrus at top level, globals in nested blocks
+                if isinstance(n, ast.NamedExpr):
+                    targets(n.target)
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                sub = getattr(s, field, None)
+                if sub:
+                    visit([x for x in sub if isinstance(x, ast.stmt)] +
+                          [y for x in sub if isinstance(x, ast.ExceptHandler) for y in x.body])
+            if isinstance(s, ast.Match):
+                for case in s.cases:
+                    visit(case.body)
+
+    visit(tree.body)
+    return out
+
+
+def _imports(tree) -> dict[str, str]:
+    """``{bound name: module or object path}`` for every import in the code."""
+    out = {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(n, ast.ImportFrom):
+            for a in n.names:
+                out[a.asname or a.name] = f"{n.module or ''}.{a.name}"
+    return out
+
+
+def _parse(source: str):
+    """(tree, uses_magics) for a cell: plain Python, or IPython syntax turned into Python."""
+    try:
+        return ast.parse(source), False
+    except SyntaxError:
+        pass
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        transformed = TransformerManager().transform_cell(source)
+        tree = ast.parse(transformed)
+    except Exception:  # noqa: BLE001 - a cell that is not Python at all fails when it runs: no flag
+        return None, False
+    return tree, transformed.strip() != source.strip()
+
+
+def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), course_imports=None) -> list[str]:
+    """Reasons, in plain words, why one cell's code needs a person (``[]`` when none).
+
+    Parameters
+    ----------
+    source : str
+        The code of one cell (IPython syntax allowed: it is flagged).
+    modules : set of str
+        Names bound to imported modules elsewhere in the notebook (``np``, ``plt``, ...): setting
+        or deleting their attributes is flagged. The cell's own imports are added.
+    protected : set of str
+        Names the test cells rely on: binding one of them at notebook level is flagged.
+    course_imports : dict, optional
+        ``{name: module path}`` of the course's own imports (``{"np": "numpy"}``): importing the
+        same module under the same name again is not a rebinding.
+
+    Returns
+    -------
+    list of str
+        One reason per finding, without duplicates, in the order found.
+    """
+    reasons: list[str] = []
+
+    def flag(reason):
+        if reason not in reasons:
+            reasons.append(reason)
+
+    tree, magics = _parse(source)
+    if tree is None:
+        return reasons
+    if magics:
+        flag("uses IPython magics or shell commands (lines starting with % or !): the cell is not plain Python")
+    imported = _imports(tree)
+    aliases = set(modules) | set(imported)
+    # a plain alias of a module (m = np) is a module too
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and _root(n.value) in aliases and isinstance(n.value, (ast.Name, ast.Attribute)):
+            for t in n.targets:
+                if isinstance(t, ast.Name):
+                    aliases.add(t.id)
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            names = ([a.name for a in n.names] if isinstance(n, ast.Import)
+                     else [n.module or ""] + [f"{n.module}.{a.name}" for a in n.names])
+            for name in names:
+                top = name.split(".")[0]
+                if isinstance(n, ast.ImportFrom) and n.level:
+                    flag("uses a relative import")
+                elif top not in ALLOWED_IMPORTS:
+                    flag(f"imports {top}, which no exercise needs (it can reach the grader or the system)")
+                elif top == "helpers" and "." in name and name.split(".")[1] not in REFERENCE_MODULES:
+                    flag(f"imports helpers.{name.split('.')[1]}, a module of the course's grading machinery")
+        elif isinstance(n, ast.Name):
+            if n.id in _FORBIDDEN_NAMES:
+                flag(_FORBIDDEN_NAMES[n.id])
+            elif n.id.startswith("__") and n.id.endswith("__") and n.id not in _SAFE_DUNDERS:
+                flag(f"uses the special name {n.id}")
+        elif isinstance(n, ast.Attribute):
+            if n.attr.startswith("__") and n.attr.endswith("__") and n.attr not in _SAFE_DUNDERS:
+                flag(f"uses the special attribute {n.attr} (Python internals no exercise needs)")
+            if n.attr == "_exit":
+                flag("calls os._exit (ends the grading kernel)")
+            if isinstance(n.ctx, (ast.Store, ast.Del)) and _root(n) in aliases:
+                flag(f"{'changes' if isinstance(n.ctx, ast.Store) else 'deletes'} {_dotted(n) or 'an attribute'} "
+                     f"of the imported module {_root(n)}")
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "setattr", "delattr", "hasattr"):
+            name_arg = n.args[1] if len(n.args) > 1 else None
+            literal = isinstance(name_arg, ast.Constant) and isinstance(name_arg.value, str)
+            if not literal and n.func.id != "hasattr":
+                flag(f"calls {n.func.id} with a computed attribute name")
+            elif literal and name_arg.value.startswith("__") and name_arg.value.endswith("__") \
+                    and name_arg.value not in _SAFE_DUNDERS:
+                flag(f"uses the special attribute {name_arg.value} (through {n.func.id})")
+            if n.func.id in ("setattr", "delattr") and n.args and _root(n.args[0]) in aliases:
+                flag(f"calls {n.func.id} on the imported module {_root(n.args[0])}")
+        elif isinstance(n, ast.Constant) and isinstance(n.value, str):
+            if any(s in n.value for s in ("__builtins__", "__globals__", "__code__", "__subclasses__", "get_ipython")):
+                flag("contains the text of a Python internal (e.g. '__globals__' or 'get_ipython') in a string")
+    for name in sorted(_bound_at_top(tree, course_imports) & set(protected)):
+        flag(f"rebinds {name}, which the tests of this notebook rely on")
+    return reasons
+
+
+# ---------------------------------------------------------------------------------------------
+# Near-copies of the reference
+# ---------------------------------------------------------------------------------------------
+
+def _strip_docstrings(tree):
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
+            body = n.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                n.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def _tokens(source: str) -> list[str]:
+    """Normalised tokens of a function: no comments, docstrings, annotations or formatting;
+    every name except attribute names (``np.linalg.norm`` keeps ``linalg``, ``norm``) becomes
+    ``N``, every string ``S``."""
+    tree = _strip_docstrings(ast.parse(source))
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            n.returns = None
+            for a in n.args.args + n.args.kwonlyargs + n.args.posonlyargs:
+                a.annotation = None
+    text = ast.unparse(tree)
+    out, prev = [], None
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER):
+            continue
+        if tok.type == tokenize.NAME and not keyword.iskeyword(tok.string):
+            out.append(tok.string if prev == "." else "N")
+        elif tok.type == tokenize.STRING:
+            out.append("S")
+        elif tok.type in (tokenize.INDENT, tokenize.DEDENT):
+            out.append(tok.type == tokenize.INDENT and ">" or "<")
+        else:
+            out.append(tok.string)
+        prev = tok.string
+    return out
+
+
+def similarity(source_a: str, source_b: str) -> float:
+    """How alike two functions' code is, from 0 (nothing in common) to 1 (the same up to names).
+
+    Both are normalised (:func:`_tokens`: comments, docstrings, annotations and layout dropped,
+    local names replaced by one placeholder, attribute names such as ``norm`` kept), and the ratio
+    of :class:`difflib.SequenceMatcher` between the two token lists is returned.
+
+    Parameters
+    ----------
+    source_a, source_b : str
+        The source of one function definition each.
+
+    Returns
+    -------
+    float
+        ``2 * matches / (len(a) + len(b))``, in [0, 1].
+    """
+    a, b = _tokens(source_a), _tokens(source_b)
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
+
+
+_REFERENCE_CACHE: dict[str, str] | None = None
+
+
+def reference_sources() -> dict[str, str]:
+    """``{"statistics.cosine": source, ...}`` for every function defined in the course's reference modules.
+
+    Returns
+    -------
+    dict
+        Source of each function (public and private) of :data:`REFERENCE_MODULES`, read with
+        :func:`inspect.getsource` in the grader's process.
+    """
+    global _REFERENCE_CACHE
+    if _REFERENCE_CACHE is None:
+        import importlib
+        import inspect
+
+        out = {}
+        for m in REFERENCE_MODULES:
+            mod = importlib.import_module(f"helpers.{m}")
+            for name, obj in vars(mod).items():
+                if inspect.isfunction(obj) and obj.__module__ == mod.__name__:
+                    try:
+                        out[f"{m}.{name}"] = inspect.getsource(obj)
+                    except (OSError, TypeError):
+                        continue
+        _REFERENCE_CACHE = out
+    return _REFERENCE_CACHE
+
+
+def near_copies(source: str, threshold: float = SIMILARITY_THRESHOLD) -> list[tuple[str, str, float]]:
+    """``(function, reference, similarity)`` for each function of ``source`` at least ``threshold``
+    similar to the reference function of the same name (in any reference module).
+
+    Only the same name: the honest answers of some exercises *are* the formula of a reference
+    function under another name (04's ``effect_size`` reaches 0.92 against
+    ``statistics.effect_size_from_scores``), so comparing against every reference would flag them.
+
+    Parameters
+    ----------
+    source : str
+        The code of one cell; its top-level functions of at least 12 tokens are compared.
+    threshold : float
+        The similarity from which a function counts as a near-copy.
+
+    Returns
+    -------
+    list of tuple
+        ``(function name, "module.reference name", similarity)`` for each near-copy.
+    """
+    tree, _ = _parse(source)
+    if tree is None:
+        return []
+    found = []
+    refs = reference_sources()
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        mine = ast.unparse(node)
+        if len(_tokens(mine)) < 12:  # a one-line function cannot be told from a copy
+            continue
+        best = max(((similarity(mine, ref), name) for name, ref in refs.items()
+                    if name.split(".", 1)[1] == node.name), default=(0.0, ""))
+        if best[0] >= threshold:
+            found.append((node.name, best[1], best[0]))
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# A notebook
+# ---------------------------------------------------------------------------------------------
+
+def _meta(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def _student_controlled(cell) -> bool:
+    m = _meta(cell)
+    return cell.cell_type == "code" and (m.get("solution") or not (m.get("grade") or m.get("locked")))
+
+
+def _names_loaded(source: str) -> set[str]:
+    tree, _ = _parse(source)
+    if tree is None:
+        return set()
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) -> list[dict]:
+    """Flags for every cell of a submitted notebook that the student controls.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The submitted notebook, with its test cells as the course wrote them (nbgrader's
+        ``OverwriteCells`` restores them before this runs).
+    release : nbformat.NotebookNode, optional
+        The released notebook: its unlocked, non-answer cells are not scanned when submitted
+        unchanged (``%matplotlib inline`` in a provided cell is the course's, not the student's).
+    threshold : float
+        Similarity from which an answer function counts as a near-copy of a reference function.
+
+    Returns
+    -------
+    list of dict
+        One dict per finding with keys ``cell`` (the grade_id, or ``"cell <n>"`` for a cell
+        without one, counted from 1 among all cells) and ``reason``.
+    """
+    provided = set()
+    if release is not None:
+        provided = {c.source.strip() for c in release.cells
+                    if c.cell_type == "code" and not _meta(c).get("solution")}
+    course_cells = [c for c in nb.cells if c.cell_type == "code" and not _student_controlled(c)]
+    course_cells += [c for c in nb.cells if _student_controlled(c) and not _meta(c).get("solution")
+                     and c.source.strip() in provided]
+    course_imports: dict[str, str] = {}
+    for c in course_cells:
+        tree, _ = _parse(c.source)
+        if tree is not None:
+            course_imports.update(_imports(tree))
+    modules, course_names = set(course_imports), set(course_imports)
+    tests = [c for c in nb.cells if c.cell_type == "code" and _meta(c).get("grade")]
+    used = set().union(*[_names_loaded(c.source) for c in tests]) if tests else set()
+    protected = (used & (course_names | set(dir(builtins)))) | {n for n in used if n.startswith("check_")}
+    protected |= {n for n in course_names if n.startswith("check_") or n == "quiet"}
+    flags = []
+    for k, cell in enumerate(nb.cells, 1):
+        if not _student_controlled(cell):
+            continue
+        if not _meta(cell).get("solution") and cell.source.strip() in provided:
+            continue
+        where = _meta(cell).get("grade_id") or f"cell {k}"
+        for reason in scan_source(cell.source, modules=modules, protected=protected, course_imports=course_imports):
+            flags.append({"cell": where, "reason": reason})
+        for func, ref, score in near_copies(cell.source, threshold):
+            flags.append({"cell": where, "reason": f"{func} is a near-copy of the course's reference "
+                                                   f"helpers.{ref} (similarity {score:.2f})"})
+    return flags
+
+
+def _release_for(config, assignment: str, notebook: str):
+    """The released (or, failing that, source) notebook of an assignment, or None."""
+    import nbformat
+    from nbgrader.coursedir import CourseDirectory
+
+    cd = CourseDirectory(config=config)
+    for folder in (cd.release_directory, cd.source_directory):
+        path = Path(cd.format_path(folder, ".", assignment)) / f"{notebook}.ipynb"
+        if path.is_file():
+            return nbformat.read(str(path), as_version=4)
+    return None
+
+
+class ScanAnswers(NbGraderPreprocessor):
+    """nbgrader preprocessor: scan the student's code before execution and flag what it finds.
+
+    Placed at the end of ``Autograde.sanitize_preprocessors`` (after ``OverwriteCells`` restored
+    the test cells). Each finding becomes :func:`helpers.flags.add_flag`; the notebook itself is
+    not changed, so the submission is still executed and auto-scored.
+    """
+
+    def preprocess(self, nb, resources):
+        from helpers.flags import add_flag
+
+        info = resources.get("nbgrader", {})
+        release = None
+        try:
+            release = _release_for(self.config, info.get("assignment", ""), info.get("notebook", ""))
+        except Exception as exc:  # noqa: BLE001 - without the release every unlocked cell is scanned
+            self.log.warning("scan: release notebook not found (%s); scanning every unlocked cell", exc)
+        for f in scan_notebook(nb, release):
+            add_flag(nb, f["cell"], f["reason"])
+        return nb, resources

@@ -1,0 +1,294 @@
+"""Submissions that try to get marks without the work, through the REAL autograde (issue 10, items 4 and 5).
+
+Every attack below was verified to earn marks on the released ``01_cosine`` before the defences:
+the static scan before execution (:mod:`helpers.scan`, flags for a person), pristine references
+and privately imported checks in the hidden tests (:mod:`helpers.checks`), and the run-time watch
+of the reference functions (``check_own_work(..., run=...)``).
+
+All submissions are graded in ONE nbgrader run, in name order: an honest student first and last
+(full marks, no flag), the attackers in between, then a wrong-but-quiet submission (0 for the
+wrong exercise, no flag). For each attacker, every test cell scores 0 unless the gradebook marks
+it ``needs_manual_grade`` and :func:`helpers.flags.read_flags` reports the student (a flag keeps
+the auto score: a person decides). Attackers answer only ``cosine`` (the other answers stay the
+release's stubs), so none of their points is earned honestly. The course's files and the installed
+package are unchanged afterwards.
+"""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import nbgrader_tools as nbt
+from helpers.flags import read_flags
+
+A = "01_cosine"
+HONEST_FIRST, HONEST_LAST, WRONG_QUIET = "a-honest", "zz-honest", "zy-wrong-quiet"
+
+CONSTANT = '''
+def cosine(u, v):
+    return 0.5
+'''
+
+ATTACKS = {
+    # student id: (answer cell source or a function of the notebooks, must the scan flag it?)
+    "transformer": ('''
+ip = get_ipython()
+ip.input_transformers_post.append(lambda lines: [] if any("check_" in l for l in lines) else lines)
+''' + CONSTANT, True),
+    "rebind-checks": ('''
+check_close = check_type = check_shape = check_raises = check_own_work = check_callable = lambda *a, **k: None
+''' + CONSTANT, True),
+    "rebind-quiet": ('''
+import contextlib
+
+@contextlib.contextmanager
+def quiet():
+    try:
+        yield
+    except BaseException:
+        pass
+''' + CONSTANT, True),
+    "patch-allclose": ('''
+np.allclose = lambda *a, **k: True
+np.isclose = lambda a, b, *r, **k: np.ones(np.shape(a), dtype=bool)
+''' + CONSTANT, True),
+    "patch-builtins": ('''
+import builtins
+builtins.callable = lambda *a: True  # (builtins.isinstance = ... kills the kernel itself)
+''' + CONSTANT, True),
+    "patch-checks-module": ('''
+import helpers.checks as hc
+for name in ("check_close", "check_type", "check_shape", "check_raises", "check_own_work", "check_callable"):
+    setattr(hc, name, lambda *a, **k: None)
+''' + CONSTANT, True),
+    "sys-modules": ('''
+import sys, types
+fake = types.ModuleType("helpers.checks")
+fake.__getattr__ = lambda name: (lambda *a, **k: None)
+sys.modules["helpers.checks"] = fake
+''' + CONSTANT, True),
+    "ipython-events": ('''
+def _mute(result):
+    result.error_in_exec = None
+get_ipython().events.register("post_run_cell", _mute)
+''' + CONSTANT, True),
+    "capture-magic": ('''%%capture
+''' + CONSTANT, True),
+    "globals-rebind": ('''
+globals()["check_" + "close"] = lambda *a, **k: None
+''' + CONSTANT, True),
+    "reference-default-argument": ('''
+import helpers.statistics
+
+def cosine(u, v, _f=helpers.statistics.cosine):
+    return _f(u, v)
+''', False),
+    "reference-closure": ('''
+from helpers import statistics as _s
+
+def _make():
+    f = _s.cosine
+    def cosine(u, v):
+        return f(u, v)
+    return cosine
+
+cosine = _make()
+''', False),
+    "reference-partial": ('''
+import functools
+import helpers.statistics
+
+_c = functools.partial(helpers.statistics.cosine)
+
+def cosine(u, v):
+    return _c(u, v)
+''', False),
+    "reference-wrapped": ('''
+import functools
+import helpers.statistics
+
+@functools.wraps(helpers.statistics.cosine)
+def cosine(u, v):
+    return cosine.__wrapped__(u, v)
+''', True),
+    "reference-bound-method": ('''
+import helpers.statistics
+
+class _Tools:
+    def cos(self, u, v):
+        return helpers.statistics.cosine(u, v)
+
+cosine = _Tools().cos
+''', False),
+    "reference-getsource-exec": ('''
+import inspect
+import helpers.statistics
+from helpers.statistics import as_vectors, _same_dim
+exec(inspect.getsource(helpers.statistics.cosine))
+''', True),
+    "reference-near-copy": ('''
+from helpers.statistics import as_vectors, _same_dim
+
+
+def cosine(a, b) -> float:
+    """My own cosine."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ValueError(f"two vectors please, got {a.shape} and {b.shape}")
+    aa, bb = as_vectors(a, "first"), as_vectors(b, "second")
+    _same_dim(("first", aa), ("second", bb))
+    result = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    return min(1.0, max(-1.0, result))
+''', True),
+}
+
+WRONG_QUIET_COSINE = '''
+def cosine(u, v):
+    u = np.asarray(u, dtype=float)
+    v = np.asarray(v, dtype=float)
+    if u.shape != v.shape or not u.any() or not v.any():
+        raise ValueError("undefined")
+    return float(u @ v)  # forgot to divide by the lengths
+'''
+
+NEW_CELL_ATTACK = "np.allclose = lambda *a, **k: True\ncheck_close = lambda *a, **k: None\n"
+
+
+def _answer(notebooks: dict, gid: str, source: str) -> dict:
+    return nbt.apply_mutant(notebooks, {"name": gid, "cell": gid, "source": source})
+
+
+def _release_stubs(root) -> dict:
+    names = nbt.notebook_names(A, root)
+    return {n: nbt.read_nb(root / "notebooks" / A / f"{n}.ipynb") for n in names}
+
+
+def _full(root) -> dict:
+    return {n: nbt.fill_solutions(nb, nbt.read_nb(root / "solutions" / A / f"{n}.ipynb"))
+            for n, nb in _release_stubs(root).items()}
+
+
+def _with_new_cell(notebooks: dict) -> dict:
+    """The attack in a new cell of the student's own (not an answer cell), answers as constants."""
+    import copy
+
+    out = _answer(notebooks, "cosine_solution", CONSTANT)
+    out = copy.deepcopy(out)
+    for nb in out.values():
+        nb.cells.insert(3, nbformat.v4.new_code_cell(NEW_CELL_ATTACK))
+    return out
+
+
+def _digest(paths) -> dict:
+    return {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in paths}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    if A not in nbt.discover_assignments():
+        pytest.skip(f"{A} is not in solutions/")
+    import helpers
+
+    package = sorted(Path(helpers.__file__).parent.glob("*.py"))
+    course_files = package + sorted((nbt.COURSE_ROOT / "solutions" / A).glob("*.ipynb"))
+    before = _digest(course_files)
+    work = tmp_path_factory.mktemp("adversarial")
+    with nbt.offline_env(work):
+        root = nbt.make_course(work / "course", [A])
+        api = nbt.make_api(root)
+        nbt.generate_release(api, A)
+        stubs, full = _release_stubs(root), _full(root)
+        submissions = {HONEST_FIRST: full, HONEST_LAST: full,
+                       WRONG_QUIET: _answer(full, "cosine_solution", WRONG_QUIET_COSINE),
+                       "new-cell": _with_new_cell(stubs)}
+        for sid, (source, _) in ATTACKS.items():
+            submissions[sid] = _answer(stubs, "cosine_solution", source)
+        for sid, nbs in submissions.items():
+            nbt.submit(root, A, sid, nbs)
+        # one nbgrader run, students in name order (honest first and last)
+        result = api.autograde(A, "*", force=True, create=True)
+        scores = {}
+        for s in submissions:
+            try:
+                scores[s] = nbt.cell_scores(api.coursedir.db_url, A, s)
+            except Exception:  # noqa: BLE001 - not graded: test_every_submission_is_graded says which
+                scores[s] = {}
+        flags = read_flags(api.coursedir.db_url, [A])
+    return {"scores": scores, "flags": flags, "before": before, "after": _digest(course_files), "result": result}
+
+
+def test_every_submission_is_graded(graded):
+    assert graded["result"]["success"], graded["result"].get("error")
+    assert all(graded["scores"].values()), [s for s, g in graded["scores"].items() if not g]
+
+
+def _code(grades: dict) -> dict:
+    return {gid: g for gid, g in grades.items() if g["cell_type"] == "code" and g["max_score"] > 0}
+
+
+def _flagged(graded, student) -> list[dict]:
+    return [f for f in graded["flags"] if f["student"] == student]
+
+
+@pytest.mark.parametrize("student", [HONEST_FIRST, HONEST_LAST])
+def test_honest_student_keeps_full_marks_unflagged(graded, student):
+    grades = _code(graded["scores"][student])
+    assert grades and all(g["score"] == g["max_score"] for g in grades.values()), grades
+    assert not any(g["needs_manual_grade"] for g in grades.values())
+    assert _flagged(graded, student) == []
+
+
+def test_wrong_but_quiet_submission_still_gets_zero(graded):
+    grades = _code(graded["scores"][WRONG_QUIET])
+    assert grades["cosine_tests"]["score"] == 0.0
+    assert all(g["score"] == g["max_score"] for gid, g in grades.items() if gid != "cosine_tests")
+    assert _flagged(graded, WRONG_QUIET) == []
+
+
+@pytest.mark.parametrize("student", list(ATTACKS) + ["new-cell"])
+def test_attacker_gets_no_points_unless_flagged(graded, student):
+    grades = _code(graded["scores"][student])
+    flags = _flagged(graded, student)
+    must_flag = ATTACKS.get(student, ("", True))[1]
+    for gid, g in grades.items():
+        if g["score"] > 0:
+            assert g["needs_manual_grade"] and flags, (
+                f"{student}: {gid} earned {g['score']} points without the work and without a flag")
+    if must_flag:
+        assert flags, f"{student}: the scan did not flag it"
+        assert grades["cosine_tests"]["needs_manual_grade"]
+        assert all(f["reason"] for f in flags)
+    else:  # the reference kept in the function: the hidden test's check_own_work costs the exercise
+        assert grades["cosine_tests"]["score"] == 0.0
+
+
+def test_flags_name_the_cell_and_the_reason(graded):
+    reasons = {s: " | ".join(f"{f['cell']}: {f['reason']}" for f in _flagged(graded, s)) for s in ATTACKS}
+    assert "cosine_solution: uses get_ipython" in reasons["transformer"]
+    assert "rebinds check_close" in reasons["rebind-checks"]
+    assert "rebinds quiet" in reasons["rebind-quiet"]
+    assert "changes np.allclose of the imported module np" in reasons["patch-allclose"]
+    assert "imports builtins" in reasons["patch-builtins"]
+    assert "helpers.checks" in reasons["patch-checks-module"]
+    assert "imports sys" in reasons["sys-modules"]
+    assert "magics" in reasons["capture-magic"]
+    assert "globals()" in reasons["globals-rebind"]
+    assert "__wrapped__" in reasons["reference-wrapped"]
+    assert "imports inspect" in reasons["reference-getsource-exec"] and "exec" in reasons["reference-getsource-exec"]
+    assert "near-copy of the course's reference helpers.statistics.cosine" in reasons["reference-near-copy"]
+    new_cell = _flagged(graded, "new-cell")
+    assert {f["cell"] for f in new_cell} == {"cell 4"}, new_cell
+
+
+def test_a_flag_keeps_the_auto_score(graded):
+    """The near-copy computes right answers: its points stay, for a person to confirm or remove."""
+    g = graded["scores"]["reference-near-copy"]["cosine_tests"]
+    assert g["auto_score"] == g["max_score"] == 3.0 and g["needs_manual_grade"]
+
+
+def test_course_files_and_package_unchanged(graded):
+    assert graded["after"] == graded["before"]
