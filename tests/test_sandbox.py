@@ -519,10 +519,22 @@ def test_configure_swaps_execute_and_needs_bwrap(monkeypatch):
     c = nbt.course_config(Path("/tmp/unused-course"))               # nbgrader_config.py
     course = list(c.Autograde.autograde_preprocessors)
     assert course[0] is ResilientExecute and c.Sandbox.memory_mb == 4096
-    again = sandbox.configure(c, sandbox=False).Autograde.autograde_preprocessors
-    assert list(again) == course     # idempotent
+    assert sandbox.configure(c, sandbox=False).Autograde.autograde_preprocessors == course  # idempotent
     monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
     sandbox.configure(Config(), require_bwrap=False)               # what nbgrader_config.py does
     with pytest.raises(sandbox.SandboxError) as err:
         sandbox.configure(Config())
     assert "apt-get install bubblewrap" in str(err.value) and "--no-sandbox" in str(err.value)
+
+
+@pytest.mark.parametrize("student, cell", [("j-swallow-interrupt", "cosine_solution"),
+                                           ("k-exit-in-answer", "cosine_solution"),
+                                           ("l-exit-in-function", "cosine_tests")])
+def test_bad_cell_is_flagged_in_the_gradebook(attacked, student, cell):
+    """ResilientExecute's flags reach the gradebook (helpers.flags.SaveFlags), so plain autograde shows them."""
+    from helpers import flags
+
+    if not hasattr(flags, "read_flags"):
+        pytest.skip("helpers.flags has no read_flags yet")
+    found = [f for f in flags.read_flags(attacked["db_url"], [A]) if f["student"] == student]
+    assert any(f["cell"] == cell for f in found), found
