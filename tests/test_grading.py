@@ -86,17 +86,19 @@ def graded(tmp_path_factory):
         one = _make_course(work / "one")
         two = work / "two" / "course"
         shutil.copytree(one, two)
-        times, reports = {}, {}
+        times, cpu, reports = {}, {}, {}
         for n, root in ((1, one), (2, two)):
-            t0 = time.perf_counter()
-            reports[n] = grade_class(root, workers=n, sandbox=False, progress=False)
-            times[n] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        rerun = grade_class(one, workers=2, sandbox=False, progress=False)
-        times["rerun"] = time.perf_counter() - t0
+            with nbt.Stopwatch() as t:
+                reports[n] = grade_class(root, workers=n, sandbox=False, progress=False)
+            times[n], cpu[n] = t.wall, t.cpu
+        with nbt.Stopwatch() as t:
+            rerun = grade_class(one, workers=2, sandbox=False, progress=False)
+        times["rerun"] = t.wall
     k = len(reports[1])
+    # wall times depend on the machine's load; CPU seconds per submission do not
     print(f"\n{k} submissions: 1 worker {times[1]:.1f} s ({60 * k / times[1]:.1f}/min), 2 workers {times[2]:.1f} s "
           f"({60 * k / times[2]:.1f}/min), parallel efficiency {times[1] / (2 * times[2]):.0%}; "
+          f"CPU {cpu[1] / k:.1f} s and {cpu[2] / k:.1f} s per submission; "
           f"re-run skipping all {times['rerun']:.1f} s")
     return {"one": one, "two": two, "reports": reports, "rerun": rerun, "times": times, "work": work}
 
