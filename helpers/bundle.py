@@ -26,7 +26,8 @@ __all__ = ["build_bundle", "student_requirements", "STUDENT_TOOLS"]
 
 # what a student runs besides the package's own dependencies (the Validate button is nbgrader's)
 STUDENT_TOOLS = ("jupyterlab", "notebook", "ipykernel", "nbgrader")
-LEAK_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+# nbgrader's source markers, spelled in pieces so that this file does not itself contain them
+LEAK_MARKERS = tuple(f"### {edge} {what}" for what in ("SOLUTION", "HIDDEN TESTS") for edge in ("BEGIN", "END"))
 _IGNORE = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "*.pyc")
 
 README = """# {title}: student set-up

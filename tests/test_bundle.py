@@ -4,10 +4,14 @@ The bundle is built once from the repository (the command, as an instructor runs
 
 * it holds the released notebooks, the data, one wheel, ``requirements.txt`` and ``README.md``,
   and nothing of ``solutions/`` or ``tests/``;
-* no file in it (the wheel's files unpacked, too) contains a line that occurs only in a worked
-  solution or a hidden test of any assignment (``nbgrader_tools.hidden_and_solution_lines``);
-  the package's reference implementations are the one, documented, exception for solution lines:
-  students have them and the exercises forbid calling them (tests/test_grading_behaviour.py);
+* no file in it (the wheel's files unpacked, too) contains a marker or a line that occurs only in
+  a worked solution or a hidden test of any assignment (``nbgrader_tools.hidden_and_solution_lines``;
+  in notebooks, a whole line of a cell or its output, of the same assignment; lines found in
+  another assignment's notebook, generic code or an earlier answer given to build on, are printed);
+  the package's Python sources are the one, documented, exception: they are the reference
+  implementations, which students have and the exercises forbid calling
+  (tests/test_grading_behaviour.py), and share generic lines with the tests; there no five
+  consecutive lines of a hidden-test block may occur;
 * ``requirements.txt`` installs the wheel from the bundle and pins every run-time dependency,
   with no test-only package;
 * the wheel installs with ``pip install --no-deps --no-index`` into a fresh virtual environment
@@ -66,10 +70,10 @@ def test_bundle_layout(bundle):
 
 
 def _texts(bundle: Path) -> dict:
-    """``{name: text}`` of every file of the bundle, the wheel's files unpacked."""
+    """``{name: text}`` of every file of the bundle except notebooks, the wheel's files unpacked."""
     out = {}
     for path in bundle.rglob("*"):
-        if path.is_file() and path.suffix != ".whl":
+        if path.is_file() and path.suffix not in (".whl", ".ipynb"):
             out[str(path.relative_to(bundle))] = path.read_text(errors="replace")
     with zipfile.ZipFile(_wheel(bundle)) as z:
         for name in z.namelist():
@@ -77,22 +81,74 @@ def _texts(bundle: Path) -> dict:
     return out
 
 
+def _notebook_lines(bundle: Path) -> dict:
+    """``{assignment: set of stripped lines}`` of every cell (source and outputs) of its released notebook."""
+    out = {}
+    for path in sorted((bundle / "notebooks").glob("*/*.ipynb")):
+        lines = out.setdefault(path.parent.name, set())
+        nb = nbt.read_nb(path)
+        for cell in nb.cells:
+            text = cell.source + "".join(str(o.get("text", "")) for o in cell.get("outputs", []))
+            lines.update(ln.strip() for ln in text.split("\n"))
+    return out
+
+
+def _hidden_blocks(nb) -> list[list[str]]:
+    """The stripped lines of every ``### BEGIN HIDDEN TESTS`` block of a source notebook."""
+    blocks = []
+    for cell in nb.cells:
+        inside = None
+        for line in cell.source.split("\n"):
+            if line.strip() == nbt.BEGIN_HIDDEN:
+                inside = []
+            elif line.strip() == nbt.END_HIDDEN and inside is not None:
+                blocks.append(inside)
+                inside = None
+            elif inside is not None and line.strip():
+                inside.append(line.strip())
+    return blocks
+
+
+WINDOW = 5  # consecutive lines: the reference and the tests share short generic loops (bytecode walks)
+
+
+def _windows(lines: list[str]) -> set:
+    return {tuple(lines[k:k + WINDOW]) for k in range(len(lines) - WINDOW + 1)}
+
+
 def test_no_solution_or_hidden_test_in_the_bundle(bundle):
+    """Every file: no marker, no line found only in a solution or hidden test. The package's own
+    sources are the reference implementations and share generic lines (``return out``) with the
+    tests, so there a leak is five consecutive lines of a hidden block."""
     texts = _texts(bundle)
+    released = _notebook_lines(bundle)
     for marker in nbt.MARKERS:
-        hits = [n for n, t in texts.items() if marker in t and not n.startswith("wheel:helpers/")]
+        hits = [n for n, t in texts.items() if marker in t] + [a for a, lines in released.items() if marker in lines]
         assert not hits, f"{marker} in {hits}"
-    checked = 0
+    package = {n: _windows([ln.strip() for ln in t.splitlines() if ln.strip()])
+               for n, t in texts.items() if n.startswith("wheel:helpers/") and n.endswith(".py")}
+    checked, later = 0, []
     for a in nbt.discover_assignments():
         for name in nbt.notebook_names(a):
-            lines = nbt.hidden_and_solution_lines(nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{name}.ipynb"))
-            for kind, found in lines.items():
+            source = nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{name}.ipynb")
+            for kind, found in nbt.hidden_and_solution_lines(source).items():
                 for line in found:
                     checked += 1
                     for fname, text in texts.items():
-                        if kind == "solution" and fname.startswith("wheel:helpers/") and fname.endswith(".py"):
-                            continue  # the reference implementations: students have them (see the docstring)
-                        assert line not in text, f"{a}/{name}: a {kind} line is in the bundle's {fname}: {line!r}"
+                        if fname not in package:
+                            assert line not in text, f"{a}/{name}: a {kind} line is in the bundle's {fname}: {line!r}"
+                    for b, lines in released.items():
+                        if line in lines and kind == "solution" and b != a:
+                            later.append(f"{a} solution line in {b}: {line!r}")
+                        else:
+                            assert line not in lines, f"{a}/{name}: a {kind} line is in the released {b}: {line!r}"
+            for block in _hidden_blocks(source):
+                for fname, windows in package.items():
+                    common = _windows(block) & windows
+                    assert not common, f"{a}/{name}: hidden-test lines in the bundle's {fname}: {sorted(common)[0]}"
+    # another notebook may hold the same line: generic code (`rows = []`) or, in a later notebook,
+    # an earlier exercise's answer given as code it builds on
+    print(f"\n{checked} solution/hidden lines checked; in other assignments' notebooks: {later or 'none'}")
     assert checked > 50, f"only {checked} solution/hidden lines checked"
 
 
