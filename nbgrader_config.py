@@ -35,6 +35,10 @@ c.LatePenaltyPerDay.fraction_per_day = 0.1
 # sets its own: nothing is written to /usr/local/share/nbgrader/exchange. On JupyterHub, replace
 # this line with the hub's shared exchange (this file overrides the system-wide config).
 c.Exchange.root = os.path.join(COURSE_ROOT, "exchange")
+try:  # it must exist, or the formgrader's assignment list logs "Unwritable directory" on every page
+    os.makedirs(c.Exchange.root, exist_ok=True)  # release_assignment sets nbgrader's permissions
+except OSError:
+    pass
 
 # `nbgrader zip_collect NAME`: files in downloaded/NAME/archive/ (zip archives are unpacked) named
 # <student>_<notebook>.ipynb, e.g. alice_01_cosine.ipynb; student ids without "_".

@@ -6,8 +6,9 @@ grades. It reads ``nbgrader_config.py`` from the course root, like the ``nbgrade
 PostgreSQL gradebook (``CourseDirectory.db_url``) works the same.
 
 * :func:`grade_submission` grades one submission; :func:`grade_class` grades many in ``workers``
-  processes at once (one progress bar) and skips submissions already graded whose files have not
-  changed (a SHA-256 per submission in ``autograded/.grading-state.json``) unless ``force=True``.
+  processes at once (one progress bar) and skips submissions already graded whose files, and the
+  assignment's source (its tests), have not changed (SHA-256s per submission in
+  ``autograded/.grading-state.json``) unless ``force=True``.
 * Manual scores survive a regrade, and so does their "graded" state when the submission is
   unchanged and nothing was flagged (nbgrader alone puts every manually graded cell back into the
   manual-grading queue).
@@ -141,17 +142,39 @@ def submission_hash(folder: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
-def _manual_grades(gb, assignment: str, student: str) -> dict:
-    """``{(notebook, grade_id): auto_score}`` of the cells a person has graded (manual score given,
-    not waiting for manual grading)."""
+def _cell_sources(folder: Path, notebook: str) -> dict:
+    """``{grade_id: source}`` of the graded cells of ``folder/<notebook>.ipynb`` ({} if unreadable)."""
+    try:
+        cells = json.loads((folder / f"{notebook}.ipynb").read_text()).get("cells", [])
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for cell in cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid:
+            src = cell.get("source", "")
+            out[gid] = "".join(src) if isinstance(src, list) else src
+    return out
+
+
+def _manual_grades(gb, assignment: str, student: str, autograded: Path) -> dict:
+    """``{(notebook, grade_id): (auto_score, cell source)}`` of the cells a person has graded (manual
+    score given, not waiting for manual grading), with the source last autograded."""
     from nbgrader.api import MissingEntry
 
     try:
         sub = gb.find_submission(assignment, student)
     except MissingEntry:
         return {}
-    return {(nb.name, g.name): g.auto_score for nb in sub.notebooks for g in nb.grades
-            if g.manual_score is not None and not g.needs_manual_grade}
+    out = {}
+    for nb in sub.notebooks:
+        sources = None
+        for g in nb.grades:
+            if g.manual_score is not None and not g.needs_manual_grade:
+                sources = _cell_sources(autograded, nb.name) if sources is None else sources
+                if g.name in sources:
+                    out[(nb.name, g.name)] = (g.auto_score, sources[g.name])
+    return out
 
 
 def _score(gb, assignment: str, student: str) -> tuple[float, float, float]:
@@ -162,7 +185,7 @@ def _score(gb, assignment: str, student: str) -> tuple[float, float, float]:
 
 
 def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, sandbox: bool = True,
-                     feedback: bool = True, _keep_graded: bool = True) -> GradeReport:
+                     feedback: bool = True) -> GradeReport:
     """Autograde one submission (and write its feedback), keeping the work of human graders.
 
     Safe to call in a separate process: it reads ``root/nbgrader_config.py`` itself. The gradebook
@@ -187,15 +210,17 @@ def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, 
     Notes
     -----
     nbgrader's ``SaveAutoGrades`` keeps manual scores but marks every cell that has one as needing
-    manual grading again. Here a cell a person had graded goes back to "graded" when its automatic
-    score is unchanged and no flag names it (or the whole notebook); otherwise it stays in the queue.
+    manual grading again. Here a cell a person had graded goes back to "graded" when its content and
+    its automatic score are unchanged and no flag names it (or the whole notebook); otherwise it
+    stays in the queue, with the person's score.
     """
     from nbgrader.api import Gradebook, MissingEntry
 
     cfg, api = _course(root, sandbox)
     db_url = api.coursedir.db_url
+    autograded = Path(api.coursedir.format_path(api.coursedir.autograded_directory, student, assignment))
     with Gradebook(db_url) as gb:
-        before = _manual_grades(gb, assignment, student) if _keep_graded else {}
+        before = _manual_grades(gb, assignment, student, autograded)
     result = api.autograde(assignment, student, force=True, create=True)
     ok, error = bool(result.get("success")), result.get("error") or ""
     flags = _read_flags(db_url, assignment, student)
@@ -205,9 +230,10 @@ def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, 
         with Gradebook(db_url) as gb:
             sub = gb.find_submission(assignment, student)
             for nb in sub.notebooks:
+                sources = _cell_sources(autograded, nb.name)
                 for g in nb.grades:
                     key = (nb.name, g.name)
-                    if (key in before and g.manual_score is not None and g.auto_score == before[key]
+                    if (key in before and g.manual_score is not None and (g.auto_score, sources.get(g.name)) == before[key]
                             and key not in flagged and nb.name not in whole):
                         g.needs_manual_grade = False
             gb.db.commit()
@@ -320,7 +346,9 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
             if a not in known:
                 api.generate_assignment(a, force=True, create=True)  # releases are byte-identical
     state = _load_state(root)
-    hashes = {(a, s): submission_hash(root / "submitted" / s / a) for a, s in work}
+    # a submission is unchanged when its files and the assignment's source (tests) are unchanged
+    sources = {a: submission_hash(source / a) for a in names}
+    hashes = {(a, s): submission_hash(root / "submitted" / s / a) + ":" + sources[a] for a, s in work}
     reports, todo = [], []
     with Gradebook(db_url) as gb:
         for a, s in work:

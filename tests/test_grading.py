@@ -8,8 +8,10 @@ nothing. Tested:
 
 * 2 workers give exactly the cell scores of 1 worker (two copies of the course, graded side by
   side; the measured throughput is printed);
-* a re-run skips unchanged submissions and regrades a changed one; ``force`` regrades all;
-* a manual score and its "graded" state survive a forced regrade;
+* a re-run skips unchanged submissions, regrades a changed one, and all after the source changed;
+  ``force`` regrades all;
+* a manual score and its "graded" state survive a forced regrade; a changed answer keeps the
+  score but goes back to the manual-grading queue;
 * the feedback HTML shows the failure message but no hidden-test line;
 * the exports: ``grades_lms.csv`` (``missing`` for erin, ``(late)`` and the configured penalty for
   dave), ``question_stats.csv`` (hand-computed means) and its plot, ``flags.csv``;
@@ -128,7 +130,7 @@ def test_rerun_skips_unchanged_submissions(graded):
     assert [(r.student, r.score) for r in rerun] == [(r.student, r.score) for r in graded["reports"][1]]
 
 
-def test_changed_submission_is_regraded_and_force_regrades_all(graded, tmp_path):
+def test_changed_submission_or_source_is_regraded(graded, tmp_path):
     from helpers.grading import grade_class
 
     root = tmp_path / "course"
@@ -139,8 +141,9 @@ def test_changed_submission_is_regraded_and_force_regrades_all(graded, tmp_path)
         reports = {r.student: r for r in grade_class(root, workers=2, sandbox=False, progress=False, export=None)}
         assert {s for s, r in reports.items() if not r.skipped} == {"alice"}
         assert reports["alice"].score == 0.0 and reports["bob"].score == 0.0
-        forced = grade_class(root, workers=2, sandbox=False, progress=False, export=None, force=True)
-    assert not any(r.skipped for r in forced) and len(forced) == 4
+        (root / "solutions" / A / "notes.txt").write_text("the instructor changed the assignment's source\n")
+        again = grade_class(root, workers=2, sandbox=False, progress=False, export=None)
+    assert not any(r.skipped for r in again) and len(again) == 4, "a changed source regrades its submissions"
 
 
 def test_manual_score_survives_a_forced_regrade(graded, tmp_path):
@@ -160,10 +163,20 @@ def test_manual_score_survives_a_forced_regrade(graded, tmp_path):
     with nbt.offline_env(tmp_path):
         reports = {r.student: r for r in grade_class(root, workers=1, sandbox=False, progress=False,
                                                      export=None, force=True)}
-    assert not reports["alice"].skipped
+    assert not any(r.skipped for r in reports.values()), "force regrades everything"
     g = nbt.cell_scores(db, A, "alice")[REFLECTION]
     assert g["score"] == 1.5 and not g["needs_manual_grade"], g
     assert reports["alice"].score == 9.5
+    # alice rewrites her reflection: the score stays, the cell goes back to the queue
+    nb = nbt.read_nb(root / "submitted" / "alice" / A / f"{A}.ipynb")
+    cell = next(c for c in nb.cells if nbt.grade_id(c) == REFLECTION)
+    cell.source += "\n\nA second thought, added after grading."
+    nbt.write_nb(nb, root / "submitted" / "alice" / A / f"{A}.ipynb")
+    with nbt.offline_env(tmp_path):
+        reports = {r.student: r for r in grade_class(root, workers=1, sandbox=False, progress=False, export=None)}
+    assert not reports["alice"].skipped and reports["bob"].skipped
+    g = nbt.cell_scores(db, A, "alice")[REFLECTION]
+    assert g["score"] == 1.5 and g["needs_manual_grade"], g
 
 
 def test_feedback_shows_failures_but_no_hidden_test(graded):
@@ -276,3 +289,18 @@ def test_exchange_root_is_inside_the_course():
     exchange = Path(cfg.Exchange.root)
     assert exchange.is_absolute() and exchange.is_relative_to(nbt.COURSE_ROOT), exchange
     assert "exchange/" in (nbt.COURSE_ROOT / ".gitignore").read_text().split()
+
+
+def test_exchange_commands_stay_in_the_course(tmp_path):
+    """``nbgrader list`` (what the formgrader's assignment list runs) and ``release_assignment``
+    use ``<course>/exchange``: no "Unwritable directory" error, nothing written elsewhere."""
+    root = nbt.make_course(tmp_path / "course", [A])
+    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    with nbt.offline_env(tmp_path):
+        api = nbt.make_api(root)
+        nbt.generate_release(api, A)
+        for cmd in (["list"], ["release_assignment", A]):
+            res = subprocess.run([sys.executable, "-m", "nbgrader", *cmd], cwd=root, capture_output=True,
+                                 text=True, timeout=300)
+            assert res.returncode == 0 and "Unwritable" not in res.stdout + res.stderr, res.stderr[-2000:]
+    assert (root / "exchange" / "weat-course" / "outbound" / A / f"{A}.ipynb").is_file()
