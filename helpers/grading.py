@@ -350,6 +350,7 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     sources = {a: submission_hash(source / a) for a in names}
     hashes = {(a, s): submission_hash(root / "submitted" / s / a) + ":" + sources[a] for a, s in work}
     reports, todo = [], []
+    flags_of = {}  # assignment -> its flags, read once (skipped submissions keep theirs)
     with Gradebook(db_url) as gb:
         for a, s in work:
             done = (not force and state.get(f"{a}/{s}", {}).get("sha256") == hashes[a, s]
@@ -360,7 +361,10 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
                 except MissingEntry:
                     done = False
             if done:
-                reports.append(GradeReport(a, s, score, max_score, True, "", _read_flags(db_url, a, s), True, late))
+                if a not in flags_of:
+                    flags_of[a] = _read_flags(db_url, a)
+                mine = [f for f in flags_of[a] if f["student"] == s]
+                reports.append(GradeReport(a, s, score, max_score, True, "", mine, True, late))
             else:
                 todo.append((a, s))
     path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")

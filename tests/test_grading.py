@@ -304,3 +304,28 @@ def test_exchange_commands_stay_in_the_course(tmp_path):
                                  text=True, timeout=300)
             assert res.returncode == 0 and "Unwritable" not in res.stdout + res.stderr, res.stderr[-2000:]
     assert (root / "exchange" / "weat-course" / "outbound" / A / f"{A}.ipynb").is_file()
+
+
+def test_flags_are_written_and_keep_the_points_for_a_person(tmp_path):
+    """A suspicious answer (``import subprocess`` in an otherwise correct ``cosine``) is flagged by
+    the static scan (helpers.scan / helpers.flags, another part of the course): ``flags.csv`` lists
+    it, the report carries it, and a re-run that skips the submission still reports it."""
+    pytest.importorskip("helpers.flags", reason="helpers.flags (the static scan's flags) is not in this tree")
+    pytest.importorskip("helpers.scan", reason="helpers.scan (the static scan) is not in this tree")
+    from helpers.grading import grade_class
+
+    root = nbt.make_course(tmp_path / "course", [A])
+    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    with nbt.offline_env(tmp_path):
+        nbt.generate_release(nbt.make_api(root), A)
+        released = {A: nbt.read_nb(root / "notebooks" / A / f"{A}.ipynb")}
+        solution = nbt.read_nb(root / "solutions" / A / f"{A}.ipynb")
+        full = {A: nbt.fill_solutions(released[A], solution)}
+        answer = next(nbt.strip_solution_markers(c.source) for c in solution.cells if nbt.grade_id(c) == "cosine_solution")
+        nbt.submit(root, A, "mallory", nbt.apply_mutant(full, {"name": "subprocess", "cell": "cosine_solution",
+                                                               "source": "import subprocess\n" + answer}))
+        first = grade_class(root, workers=1, sandbox=False, progress=False)
+        again = grade_class(root, workers=1, sandbox=False, progress=False)
+    rows = _read_csv(root / "flags.csv")
+    assert [(r["student"], r["cell"]) for r in rows] == [("mallory", "cosine_solution")], rows
+    assert first[0].flags and again[0].skipped and again[0].flags == first[0].flags
