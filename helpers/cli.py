@@ -23,8 +23,12 @@ def _fmt_p(p) -> str:
 
 
 def replicate(embedding: str | None = None, *, permutations: int = 100_000, seed: int = 0, ddof: int = 1,
-              out: str | None = None, progress: bool = True) -> dict:
-    """Run the ten WEATs and both WEFATs; return the JSON-ready results dict (and write figures to ``out``)."""
+              out: str | None = None, progress: bool = True, extended: bool = False) -> dict:
+    """Run the ten WEATs and both WEFATs; return the JSON-ready results dict (and write figures to ``out``).
+
+    With ``extended``, also the lexicon WEATs of notebook 10 (``helpers.lexicon.lexicon_json``) under the key
+    ``"lexicon"``.
+    """
     from .embeddings import DEFAULT_NAME, load_embedding
     from .weat import run_table1
     from .wefat import run_wefat_names, run_wefat_occupations
@@ -52,6 +56,9 @@ def replicate(embedding: str | None = None, *, permutations: int = 100_000, seed
         "wefat": {k: {"n": w.n, "pearson_r": w.pearson_r, "p_value": w.p_value}
                   for k, w in (("occupations", occ), ("names", names))},
     }
+    if extended:
+        from .lexicon import lexicon_json
+        doc["lexicon"] = lexicon_json(kv, seed=seed)
     if out:
         _figures(Path(out), results, specs, occ, names)
     return doc
@@ -106,6 +113,9 @@ def format_report(doc: dict) -> str:
         lines.append(f"{k:<13} {v['n']:>3} {PAPER_WEFAT[k]:>8.2f} {v['pearson_r']:>7.2f} {v['p_value']:>9.1e}")
     lines += ["", "The paper used GloVe Common Crawl 840B (300 d, cased); its P are from a normal approximation",
               "to 100,000 permutations, ours count permutations ((k+1)/(B+1)) or enumerate all splits (exact)."]
+    if "lexicon" in doc:
+        from .lexicon import format_lexicon
+        lines.append(format_lexicon(doc["lexicon"]))
     return "\n".join(lines)
 
 
@@ -140,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--json", metavar="FILE", help="write the results as JSON to FILE")
     rep.add_argument("--out", metavar="DIR", help="write the figures (PNG) to DIR")
     rep.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    rep.add_argument("--extended", action="store_true", help="also the lexicon WEATs of notebook 10 (Empath "
+                     "categories, large SSA name lists, before and after projecting the gender direction out)")
     gr = sub.add_parser("grade", help="instructors: autograde every submission in submitted/, write feedback "
                         "and grades.csv (run from the course root)")
     gr.add_argument("assignments", nargs="*", help="assignment names (default: every assignment in solutions/)")
@@ -152,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--permutations must be a positive number")
     try:
         doc = replicate(args.embedding, permutations=args.permutations, seed=args.seed, ddof=args.ddof,
-                        out=args.out, progress=not args.quiet)
+                        out=args.out, progress=not args.quiet, extended=args.extended)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError quotes its text
         print(f"error: {message}", file=sys.stderr)

@@ -408,3 +408,60 @@ def run_lexicon_tests(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int =
                             "projected": projected, "result": res})
                 k += 1
     return out
+
+
+def lexicon_json(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int = 0) -> dict:
+    """The lexicon WEATs of :func:`run_lexicon_tests` as JSON-ready data (``replicate --extended``).
+
+    Parameters
+    ----------
+    kv : gensim KeyedVectors.
+    n_names, n_boot, seed : as :func:`run_lexicon_tests`.
+
+    Returns
+    -------
+    dict with ``lexicon`` ("empath 0.89"), ``names`` (the rule), ``n_names``, ``n_boot``, ``seed``,
+    ``direction`` (the pairs projected out) and ``tests``: one dict per test with ``key``, ``row``,
+    ``targets`` ("paper": Table 1's words; "ssa": the large name lists), ``attribute_a``,
+    ``attribute_b``, ``projected``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``effect_size``,
+    ``interval`` ([low, high], 95% word bootstrap) and ``missing`` (out-of-vocabulary words).
+    """
+    rows = run_lexicon_tests(kv, n_names=n_names, n_boot=n_boot, seed=seed)
+    tests = []
+    for r in rows:
+        res = r["result"]
+        n_x, n_y, n_a, n_b = res.sizes
+        tests.append({"key": r["key"], "row": r["row"], "targets": r["targets"], "attribute_a": r["attribute_a"],
+                      "attribute_b": r["attribute_b"], "projected": r["projected"], "n_x": n_x, "n_y": n_y,
+                      "n_a": n_a, "n_b": n_b, "effect_size": res.effect_size, "interval": list(res.interval),
+                      "missing": res.missing_words})
+    return {"lexicon": "empath 0.89 (data/empath_categories.csv)",
+            "names": "SSA births 1950-2015, >= 95% one sex, in the embedding, not an attribute word, most births first",
+            "n_names": n_names, "n_boot": n_boot, "seed": seed,
+            "direction": [list(p) for p in PAPER_DIRECTION], "tests": tests}
+
+
+def format_lexicon(lex: dict) -> str:
+    """Text table of :func:`lexicon_json`'s output, for the ``replicate --extended`` report.
+
+    Parameters
+    ----------
+    lex : dict from :func:`lexicon_json`.
+
+    Returns
+    -------
+    str
+    """
+    lines = ["", f"Lexicon WEATs (Sutton et al., IDA 2018) with {lex['lexicon']}; large names: {lex['names']}",
+             f"d with 95% word-bootstrap intervals ({lex['n_boot']:,} resamples); 'after' = "
+             f"{'-'.join(lex['direction'][0])} direction projected out",
+             f"{'row':>3} {'targets':<8} {'A vs. B':<38} {'|X|,|Y|,|A|,|B|':>16}  {'d [95%]':<22} after projection"]
+    before = [t for t in lex["tests"] if not t["projected"]]
+    after = {(t["key"], t["targets"]): t for t in lex["tests"] if t["projected"]}
+    for t in before:
+        cell = lambda u: f"{u['effect_size']:5.2f} [{u['interval'][0]:5.2f}, {u['interval'][1]:5.2f}]"
+        a = after.get((t["key"], t["targets"]))
+        sizes = f"{t['n_x']},{t['n_y']},{t['n_a']},{t['n_b']}"
+        lines.append(f"{t['key']:>3} {t['targets']:<8} {t['attribute_a'] + ' vs. ' + t['attribute_b']:<38} "
+                     f"{sizes:>16}  {cell(t):<22} {cell(a) if a else '-'}")
+    return "\n".join(lines)
