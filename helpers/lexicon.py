@@ -1,7 +1,7 @@
 r"""Lexicon WEATs: Table 1's targets against large attribute lists from a lexicon, and large name lists.
 
 Sutton, Lansdall-Welfare & Cristianini, "Biased Embeddings from Wild Data: Measuring, Understanding
-and Removing", Advances in Intelligent Data Analysis XVII (IDA 2018), LNCS 11191,
+and Removing", Advances in Intelligent Data Analysis XVII (IDA 2018; details as we read them),
 doi:10.1007/978-3-030-01768-2_27, keep the target words of Table 1 of Caliskan, Bryson & Narayanan
 (Science 2017) but take the attribute words from categories of the LIWC lexicon ("LIWC-WEAT"), replace
 the 8 + 8 gendered names by large lists of baby names, and repeat the gender tests after projecting a

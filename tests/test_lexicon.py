@@ -151,3 +151,22 @@ def test_run_lexicon_tests_layout(kv):
     assert len(rows) == len(keys) == 16
     ssa = [r for r in rows if r["targets"] == "ssa"][0]["result"]
     assert ssa.sizes[:2] == (50, 50)
+
+
+def test_notebook_8_and_9_answers_that_call_these_references_are_caught():
+    """helpers.lexicon holds the references of notebooks 8 and 9; their hidden tests' check_own_work sees a call."""
+    from helpers.checks import check_own_work
+
+    def project_out(V, direction):
+        return lx.project_out(V, direction)
+
+    def bootstrap_effect_sizes(X, Y, A, B, *, n_boot, rng):
+        from helpers.lexicon import bootstrap_effect_sizes as ref
+        return ref(X, Y, A, B, n_boot=n_boot, rng=rng)
+
+    with pytest.raises(AssertionError, match="reference implementation"):
+        check_own_work(project_out, "project_out")
+    with pytest.raises(AssertionError, match="reference implementation"):
+        check_own_work(bootstrap_effect_sizes, "bootstrap_effect_sizes")
+    with pytest.raises(AssertionError, match="reference implementation"):
+        check_own_work(lx.gender_direction, "gender_direction")
