@@ -349,16 +349,19 @@ def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Se
     found = {}
     missing: list[str] = []
     for name, words in (("X", X), ("Y", Y), ("A", A), ("B", B)):
-        res = lookup(kv, list(words), what=f"set {name}")
+        words = list(words)
+        res = lookup(kv, words, what=f"set {name}")
         if not res.words:
             raise ValueError(f"None of the words of set {name} is in the embedding.")
         found[name] = res
-        missing += res.missing
+        kept = set(res.words)
+        missing += [w for w in words if w not in kept]
     mats = [found[k].vectors for k in "XYAB"]
     if direction is not None:
         mats = [project_out(M, direction) for M in mats]
     d = st.effect_size(mats[0], mats[1], mats[2], mats[3])
-    boot = bootstrap_effect_sizes(*mats, n_boot=n_boot, rng=st._resolve_rng(rng))
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    boot = bootstrap_effect_sizes(*mats, n_boot=n_boot, rng=gen)
     lo, hi = np.nanpercentile(boot, [2.5, 97.5])
     return LexiconResult(d, (float(lo), float(hi)), *(found[k].words for k in "XYAB"), missing, int(n_boot),
                          direction is not None)
