@@ -5,4 +5,4 @@ Modules: :mod:`helpers.embeddings` (loading, lookup), :mod:`helpers.wordsets` (t
 :mod:`helpers.weat` and :mod:`helpers.wefat` (whole tests on an embedding), :mod:`helpers.plots`,
 :mod:`helpers.checks` (notebook checks) and the CLI (``python -m helpers replicate``).
 """
-__version__ = "1.0.0"
+__version__ = "1.1.0"

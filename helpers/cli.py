@@ -1,8 +1,8 @@
 """Command line: ``python -m helpers replicate`` (the whole replication, headless) and ``python -m helpers grade`` (instructors).
 
 Prints the Table 1 comparison (original IAT, paper, this embedding) and the WEFAT correlations,
-writes the figures to ``--out`` and, with ``--json FILE``, the results in the JSON layout of the
-course design (COURSE_DESIGN.md, "Self-study replication without a notebook").
+writes the figures to ``--out`` and, with ``--json FILE``, the results as JSON (the layout is
+documented in README.md, "The JSON of ``replicate --json``").
 """
 from __future__ import annotations
 
@@ -13,30 +13,49 @@ from pathlib import Path
 
 __all__ = ["main", "replicate"]
 
-PAPER_WEFAT = {"occupations": 0.90, "names": 0.84}
-
-
 def _fmt_p(p) -> str:
     if p is None:
         return "-"
     return f"{p:.0e}" if p < 1e-3 else f"{p:.3f}"
 
 
-def replicate(embedding: str | None = None, *, permutations: int = 100_000, seed: int = 0, ddof: int = 1,
+def replicate(embedding: str | None = None, *, n_resamples: int = 100_000, seed: int = 0, ddof: int = 1,
               out: str | None = None, progress: bool = True, extended: bool = False) -> dict:
-    """Run the ten WEATs and both WEFATs; return the JSON-ready results dict (and write figures to ``out``).
+    """Run the ten WEATs of Table 1 and both WEFATs of Caliskan, Bryson & Narayanan (Science 2017).
 
-    With ``extended``, also the lexicon WEATs of notebook 10 (``helpers.lexicon.lexicon_json``) under the key
-    ``"lexicon"``.
+    Parameters
+    ----------
+    embedding : str or None
+        Path of a word2vec/GloVe/fastText file or a saved gensim KeyedVectors; None for the
+        default GloVe 6B 50d.
+    n_resamples : int
+        Random splits per sampled permutation test (small tests are enumerated exactly).
+    seed : int
+        Seed of the per-test generators (``numpy.random.default_rng([seed, test_id])``).
+    ddof : int, 0 or 1
+        Delta degrees of freedom of the effect size's standard deviation (1: the authors' code).
+    out : str or None
+        Folder to write the figures to (PNG); None writes none.
+    progress : bool
+        Show a progress bar when a text embedding is converted.
+    extended : bool
+        Also the lexicon WEATs of notebook 10 (:func:`helpers.lexicon.lexicon_json`), under ``lexicon``.
+
+    Returns
+    -------
+    dict
+        The JSON-ready results: ``embedding``, ``n_resamples``, ``seed``, ``ddof``, ``weat`` (one
+        dict per test), ``wefat`` (``occupations`` and ``names``) and, with ``extended``, ``lexicon``;
+        see README.md.
     """
     from .embeddings import DEFAULT_NAME, load_embedding
     from .weat import run_table1
     from .wefat import run_wefat_names, run_wefat_occupations
-    from .wordsets import weat_tests
+    from .wordsets import weat_tests, wefat_paper
 
     kv = load_embedding(embedding, progress=progress)
     specs = {t.id: t for t in weat_tests()}
-    results = run_table1(kv, ddof=ddof, n_resamples=permutations, seed=seed)
+    results = run_table1(kv, ddof=ddof, n_resamples=n_resamples, seed=seed)
     weat = []
     for r in results:
         t = specs[r.test_id]
@@ -46,25 +65,26 @@ def replicate(embedding: str | None = None, *, permutations: int = 100_000, seed
             "attribute_a": t.attribute_a.name, "attribute_b": t.attribute_b.name,
             "n_target": r.n_target, "n_attribute": na if na == nb else [na, nb],
             "missing": r.missing_words, "trimmed": r.trimmed_words,
-            "effect_size": r.effect_size, "p_value": r.pvalue, "p_method": r.method,
-            "paper_effect_size": t.paper["d"], "paper_p_value": t.paper["p"],
+            "effect_size": r.effect_size, "pvalue": r.pvalue, "p_method": r.method,
+            "paper_effect_size": t.paper["d"], "paper_pvalue": t.paper["p"],
         })
     occ, names = run_wefat_occupations(kv, ddof=ddof), run_wefat_names(kv, ddof=ddof)
+    paper = wefat_paper()
     doc = {
         "embedding": str(embedding) if embedding else DEFAULT_NAME,
-        "permutations": permutations, "seed": seed, "std_ddof": ddof, "weat": weat,
-        "wefat": {k: {"n": w.n, "pearson_r": w.pearson_r, "p_value": w.p_value}
+        "n_resamples": n_resamples, "seed": seed, "ddof": ddof, "weat": weat,
+        "wefat": {k: {"n": w.n, "pearson_r": w.pearson_r, "pvalue": w.pvalue, "paper_pearson_r": paper[k]["pearson_r"]}
                   for k, w in (("occupations", occ), ("names", names))},
     }
     if extended:
         from .lexicon import lexicon_json
         doc["lexicon"] = lexicon_json(kv, seed=seed)
     if out:
-        _figures(Path(out), results, specs, occ, names)
+        _figures(Path(out), results, specs, occ, names, paper)
     return doc
 
 
-def _figures(out: Path, results, specs, occ, names) -> None:
+def _figures(out: Path, results, specs, occ, names, paper) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -86,8 +106,8 @@ def _figures(out: Path, results, specs, occ, names) -> None:
         ("names", names, "people with the name who are female (%, 1990 census)",
          "Figure 2: androgynous names, % female vs. association with female terms"),
     ):
-        ax = plots.wefat_scatter(w.values, w.scores, w.words, pearson_r=w.pearson_r, p_value=w.p_value,
-                                 paper_r=PAPER_WEFAT[key], xlabel=xlabel, title=title)
+        ax = plots.wefat_scatter(w.values, w.scores, w.words, pearson_r=w.pearson_r, pvalue=w.pvalue,
+                                 paper_r=paper[key]["pearson_r"], xlabel=xlabel, title=title)
         ax.figure.savefig(out / f"wefat_{key}.png", dpi=120)
         plt.close(ax.figure)
     r1 = results[0]
@@ -98,19 +118,31 @@ def _figures(out: Path, results, specs, occ, names) -> None:
 
 
 def format_report(doc: dict) -> str:
+    """The plain-text report of :func:`replicate`'s results: Table 1 side by side, then the WEFATs.
+
+    Parameters
+    ----------
+    doc : dict
+        What :func:`replicate` returns.
+
+    Returns
+    -------
+    str
+        The report, one line per test.
+    """
     lines = [f"Embedding: {doc['embedding']}",
-             f"Permutations per sampled test: {doc['permutations']:,}; seed {doc['seed']}; std ddof={doc['std_ddof']}",
+             f"Permutations per sampled test: {doc['n_resamples']:,}; seed {doc['seed']}; std ddof={doc['ddof']}",
              "", "Table 1: WEAT effect sizes d and one-sided p-values",
              f"{'#':>2}  {'targets':<56} {'N_T':>4} {'N_A':>4}  {'paper d':>7} {'ours d':>7}  {'paper P':>7} {'ours p':>8} {'method':<8} missing"]
     for w in doc["weat"]:
         targets = f"{w['target_x']} vs. {w['target_y']}".replace("European-American", "Eur.-Am.").replace("African-American", "Afr.-Am.")[:56]
         lines.append(f"{w['id']:>2}  {targets:<56} {w['n_target']:>4} {str(w['n_attribute']):>4}  {w['paper_effect_size']:>7.2f} "
-                     f"{w['effect_size']:>7.2f}  {_fmt_p(w['paper_p_value']):>7} {_fmt_p(w['p_value']):>8} "
+                     f"{w['effect_size']:>7.2f}  {_fmt_p(w['paper_pvalue']):>7} {_fmt_p(w['pvalue']):>8} "
                      f"{w['p_method']:<8} {', '.join(w['missing']) or '-'}")
     lines += ["", "WEFAT: Pearson correlation of the association with female terms and the real-world share",
               f"{'':<13} {'n':>3} {'paper r':>8} {'ours r':>7} {'ours p':>9}"]
     for k, v in doc["wefat"].items():
-        lines.append(f"{k:<13} {v['n']:>3} {PAPER_WEFAT[k]:>8.2f} {v['pearson_r']:>7.2f} {v['p_value']:>9.1e}")
+        lines.append(f"{k:<13} {v['n']:>3} {v['paper_pearson_r']:>8.2f} {v['pearson_r']:>7.2f} {v['pvalue']:>9.1e}")
     lines += ["", "The paper used GloVe Common Crawl 840B (300 d, cased); its P are from a normal approximation",
               "to 100,000 permutations, ours count permutations ((k+1)/(B+1)) or enumerate all splits (exact)."]
     if "lexicon" in doc:
@@ -137,13 +169,26 @@ def _grade(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m helpers``: the ``replicate`` and ``grade`` commands.
+
+    Parameters
+    ----------
+    argv : list of str or None
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 for an unusable embedding or course folder (a one-line
+        ``error:`` on stderr), 1 when autograding failed for a submission.
+    """
     parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     rep = sub.add_parser("replicate", help="run all ten WEATs and both WEFATs and compare with the paper")
     rep.add_argument("--embedding", metavar="PATH", help="word2vec/GloVe/fastText text or binary, or a saved "
                      "gensim KeyedVectors (default: the embedded GloVe 6B 50d)")
-    rep.add_argument("--permutations", type=int, default=100_000, metavar="N",
-                     help="random splits per sampled permutation test (default 100000)")
+    rep.add_argument("--n-resamples", "--permutations", dest="n_resamples", type=int, default=100_000, metavar="N",
+                     help="random splits per sampled permutation test (default 100000; --permutations is an alias)")
     rep.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the random generator (default 0)")
     rep.add_argument("--ddof", type=int, choices=(0, 1), default=1,
                      help="standard deviation of the effect size: 1 = authors' code (default), 0 = population")
@@ -160,10 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "grade":
         return _grade(args)
-    if args.permutations < 1:
-        parser.error("--permutations must be a positive number")
+    if args.n_resamples < 1:
+        parser.error("--n-resamples must be a positive number")
     try:
-        doc = replicate(args.embedding, permutations=args.permutations, seed=args.seed, ddof=args.ddof,
+        doc = replicate(args.embedding, n_resamples=args.n_resamples, seed=args.seed, ddof=args.ddof,
                         out=args.out, progress=not args.quiet, extended=args.extended)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError quotes its text

@@ -26,7 +26,7 @@ from gensim.models import KeyedVectors
 
 __all__ = [
     "DEFAULT_NAME", "load_default", "load_embedding", "convert_text_embedding", "is_uncased",
-    "lookup", "vectors", "Lookup", "EmbeddingFormatError",
+    "lookup", "vectors", "check_words", "Lookup", "EmbeddingFormatError",
 ]
 
 DEFAULT_NAME = "GloVe 6B 50d (Wikipedia 2014 + Gigaword 5, 400,000 lower-case words)"
@@ -266,6 +266,20 @@ def load_embedding(
     are converted once by :func:`convert_text_embedding` to ``<name>.kv`` beside the file (or in
     ``cache_dir``) and memory-mapped from then on.
 
+    Parameters
+    ----------
+    path : str, os.PathLike or None
+        The embedding file; None for the default GloVe 6B 50d (:func:`load_default`).
+    cache_dir : str, os.PathLike or None
+        Where a converted text file is kept (default: beside the file).
+    progress : bool
+        Show a progress bar while a text file is converted.
+
+    Returns
+    -------
+    gensim.models.KeyedVectors
+        The vectors, memory-mapped where the format allows it.
+
     Raises
     ------
     FileNotFoundError
@@ -308,7 +322,20 @@ def load_embedding(
 # ---------------------------------------------------------------------------------------------
 
 def is_uncased(kv: KeyedVectors, sample: int = 20000) -> bool:
-    """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B)."""
+    """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B).
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    sample : int
+        How many of its first words are looked at (the answer is cached on ``kv``).
+
+    Returns
+    -------
+    bool
+        True for an uncased (lower-case only) embedding.
+    """
     cached = getattr(kv, "_course_uncased", None)
     if cached is None:
         # unused slots of a KeyedVectors made with count=n hold None: skip anything not a string
@@ -334,15 +361,47 @@ def _key(kv: KeyedVectors, word: str, case: str) -> str | None:
 
 @dataclass
 class Lookup:
-    """Result of :func:`lookup`: the words found (as written), their keys, vectors and the missing words."""
+    """Result of :func:`lookup`: the words found (as written), their keys, vectors and the missing words.
+
+    Attributes
+    ----------
+    words : list of str
+        The words found, as written in the list and in its order.
+    keys : list of str
+        Their keys in the embedding (lower-cased where the case rule says so).
+    vectors : numpy.ndarray, shape (len(words), dim), float64
+        Their vectors, one per row.
+    missing_words : list of str
+        The words not in the embedding, in list order.
+    """
 
     words: list[str]
     keys: list[str]
     vectors: np.ndarray
-    missing: list[str] = field(default_factory=list)
+    missing_words: list[str] = field(default_factory=list)
 
 
-def _check_words(words: Iterable[str], what: str) -> list[str]:
+def check_words(words: Iterable[str], what: str = "the word list") -> list[str]:
+    """The word list as a list, after checking that it is a list of strings (the one place that does).
+
+    Parameters
+    ----------
+    words : iterable of str
+        The words, e.g. ``["rose", "tulip"]``.
+    what : str
+        How error messages name the list (e.g. ``"target set X"``).
+
+    Returns
+    -------
+    list of str
+        ``list(words)``.
+
+    Raises
+    ------
+    TypeError
+        When ``words`` is a single string (it would be read letter by letter) or holds something
+        that is not a string.
+    """
     if isinstance(words, str):
         raise TypeError(f"{what} must be a list of words, not the single string {words!r}; write [{words!r}].")
     words = list(words)
@@ -359,16 +418,40 @@ def lookup(kv: KeyedVectors, words: Sequence[str], *, case: str = "auto", what: 
     ``"lower"`` lower-cased, ``"auto"`` (default) lower-cased for an uncased embedding such as
     GloVe 6B and exact for a cased one such as GloVe Common Crawl 840B.
 
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    words : sequence of str
+        The words, as written (a list, not a single string).
+    case : {"auto", "exact", "lower"}
+        How words meet the keys (see above).
+    what : str
+        How error messages name the list.
+
+    Returns
+    -------
+    Lookup
+        ``words`` (found, as written), ``keys``, ``vectors`` (float64, one row each) and
+        ``missing_words``.
+
+    Raises
+    ------
+    TypeError
+        ``words`` is a single string or holds something that is not a string.
+    ValueError
+        ``case`` is not one of the three modes.
+
     Examples
     --------
     >>> kv = load_default()
     >>> found = lookup(kv, ["Einstein", "gladiola", "rose"])
-    >>> found.keys, found.missing, found.vectors.shape
+    >>> found.keys, found.missing_words, found.vectors.shape
     (['einstein', 'rose'], ['gladiola'], (2, 50))
     """
     if case not in CASE_MODES:
         raise ValueError(f"case must be one of {CASE_MODES}, not {case!r}.")
-    words = _check_words(words, what)
+    words = check_words(words, what)
     found, keys, missing = [], [], []
     for w in words:
         k = _key(kv, w, case)
@@ -387,20 +470,36 @@ def vectors(kv: KeyedVectors, words: Sequence[str], *, case: str = "auto", what:
 
     The error message suggests the case-folded form of a missing word when the embedding has it.
 
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    words : sequence of str
+        The words, as written.
+    case : {"auto", "exact", "lower"}
+        How words meet the keys (see :func:`lookup`).
+    what : str
+        How the error message names the list.
+
+    Returns
+    -------
+    numpy.ndarray, shape (len(words), dim), float64
+        One vector per word, in order.
+
     Raises
     ------
     KeyError
         Some words are not in the embedding.
     """
     res = lookup(kv, words, case=case, what=what)
-    if res.missing:
+    if res.missing_words:
         hints = []
-        for w in res.missing:
+        for w in res.missing_words:
             for alt in (w.lower(), w.capitalize(), w.upper()):
                 if alt != w and alt in kv.key_to_index:
                     hints.append(f"{w!r} -> {alt!r}")
                     break
-        msg = f"{len(res.missing)} word(s) of {what} are not in the embedding: {', '.join(map(repr, res.missing))}."
+        msg = f"{len(res.missing_words)} word(s) of {what} are not in the embedding: {', '.join(map(repr, res.missing_words))}."
         if hints:
             msg += f" The embedding has them in another case: {', '.join(hints)} (pass case='lower' or fix the list)."
         else:

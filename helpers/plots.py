@@ -19,7 +19,28 @@ def _ax(ax, figsize):
 
 def null_distribution(null: np.ndarray, observed: float, *, pvalue: float | None = None, method: str = "",
                       title: str = "Permutation null distribution of s(X, Y, A, B)", ax=None):
-    """Histogram of the permutation statistics with the observed statistic as a vertical line."""
+    """Histogram of the permutation statistics with the observed statistic as a vertical line.
+
+    Parameters
+    ----------
+    null : array_like
+        The statistics of the splits (``PermutationResult.null_distribution``).
+    observed : float
+        The observed statistic.
+    pvalue : float or None
+        Shown in the legend.
+    method : str
+        ``"exact"`` or ``"sampled"``, shown in the legend.
+    title : str
+        The title.
+    ax : matplotlib.axes.Axes or None
+        Where to draw; None draws on a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes, holding the histogram and the observed statistic as a red line.
+    """
     ax = _ax(ax, (7, 4))
     null = np.asarray(null, dtype=float)
     ax.hist(null, bins=min(80, max(10, int(np.sqrt(null.size)))), color="0.7", edgecolor="0.5", linewidth=0.3,
@@ -35,7 +56,27 @@ def null_distribution(null: np.ndarray, observed: float, *, pvalue: float | None
 
 def word_associations(words: Sequence[str], scores: Sequence[float], groups: Sequence[str] | None = None, *,
                       a_name: str = "A", b_name: str = "B", title: str | None = None, ax=None):
-    """Horizontal bars of s(w, A, B) per word, sorted, coloured by group (e.g. X and Y)."""
+    """Horizontal bars of s(w, A, B) per word, sorted, coloured by group (e.g. X and Y).
+
+    Parameters
+    ----------
+    words : sequence of str
+    scores : sequence of float
+        s(w, A, B) of each word.
+    groups : sequence of str or None
+        The group of each word (e.g. the target set's name), for the colours.
+    a_name, b_name : str
+        Names of the attribute sets, for the axis label.
+    title : str or None
+        The title (default: one naming A and B).
+    ax : matplotlib.axes.Axes or None
+        Where to draw; None draws on a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes, one horizontal bar per word.
+    """
     scores = np.asarray(scores, dtype=float)
     order = np.argsort(scores)
     ax = _ax(ax, (6, max(3, 0.22 * len(words) + 1)))
@@ -58,7 +99,30 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
                 original: Sequence[float | None], *, ours_label: str = "this embedding",
                 intervals: Sequence[tuple[float, float]] | None = None,
                 title: str = "Table 1 effect sizes: original IAT, paper (GloVe 840B)\nand this embedding", ax=None):
-    """Effect sizes per test, one row each: the IAT's d, the paper's d and ours (with optional intervals)."""
+    """Effect sizes per test, one row each: the IAT's d, the paper's d and ours (with optional intervals).
+
+    Parameters
+    ----------
+    labels : sequence of str
+        One per test.
+    ours, paper : sequence of float
+        The effect sizes of this embedding and of the paper.
+    original : sequence of float or None
+        The IAT's d (None where there is none).
+    ours_label : str
+        The legend's name for ours.
+    intervals : sequence of (float, float) or None
+        An interval around each of ours (e.g. a bootstrap interval).
+    title : str
+        The title, over two lines by default (the three sources of d).
+    ax : matplotlib.axes.Axes or None
+        Where to draw; None draws on a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes: three markers per test (the IAT's, the paper's and ours).
+    """
     n = len(labels)
     ax = _ax(ax, (10, 0.5 * n + 2.5))
     y = np.arange(n)[::-1]
@@ -79,7 +143,7 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
 
 
 def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Sequence[str] | None = None, *,
-                  pearson_r: float | None = None, p_value: float | None = None, paper_r: float | None = None,
+                  pearson_r: float | None = None, pvalue: float | None = None, paper_r: float | None = None,
                   xlabel: str = "women among workers in the occupation (%)",
                   ylabel: str = "association with female rather than male terms\n(normalised WEFAT score)",
                   title: str = "WEFAT", annotate: bool = True, ax=None):
@@ -88,6 +152,30 @@ def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Seque
     The line drawn is the fit of the score on the property, the natural line for this picture;
     the paper's regression (and ``WefatResult.slope``) predicts the property from the score
     instead. Both share Pearson's r, which the legend shows.
+
+    Parameters
+    ----------
+    values : sequence of float
+        The property (x), e.g. % women.
+    scores : sequence of float
+        The WEFAT scores (y).
+    words : sequence of str or None
+        Labels of the points (with ``annotate``).
+    pearson_r, pvalue : float or None
+        Shown in the legend.
+    paper_r : float or None
+        The paper's r, shown in the legend (``wordsets.wefat_paper()``).
+    xlabel, ylabel, title : str
+        The labels of the axes and the title.
+    annotate : bool
+        Write each word next to its point.
+    ax : matplotlib.axes.Axes or None
+        Where to draw; None draws on a new figure.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes, with the points, the least-squares line and the legend of r.
     """
     ax = _ax(ax, (7, 5))
     x, y = np.asarray(values, float), np.asarray(scores, float)
@@ -96,7 +184,7 @@ def wefat_scatter(values: Sequence[float], scores: Sequence[float], words: Seque
     xs = np.array([x.min(), x.max()])
     lab = "least-squares line of the score on x"
     if pearson_r is not None:
-        lab += f" (r = {pearson_r:.2f}" + (f", p = {p_value:.1e}" if p_value is not None else "") + ")"
+        lab += f" (r = {pearson_r:.2f}" + (f", p = {pvalue:.1e}" if pvalue is not None else "") + ")"
     ax.plot(xs, slope * xs + icpt, color="black", linewidth=1.2, label=lab)
     if paper_r is not None:
         ax.plot([], [], " ", label=f"paper (GloVe 840B): r = {paper_r:.2f}")

@@ -27,7 +27,7 @@ import numpy as np
 __all__ = [
     "as_vectors", "unit_rows", "cosine", "cosine_matrix", "association", "differential_association",
     "effect_size", "effect_size_from_scores", "permutation_test", "PermutationResult",
-    "wefat_association", "EXACT_MAX_SPLITS", "ALTERNATIVES",
+    "wefat_association", "resolve_rng", "EXACT_MAX_SPLITS", "ALTERNATIVES",
 ]
 
 #: Largest number of splits C(|X|+|Y|, |X|) that ``method="auto"`` enumerates exactly. Measured on
@@ -54,6 +54,27 @@ def as_vectors(M, name: str = "the vectors", *, allow_empty: bool = False) -> np
     A single vector (1-D) becomes one row. Raises ``ValueError`` for an empty set (unless
     ``allow_empty``), more than two dimensions, NaN or infinite values, or an all-zero vector
     (its cosine with anything is undefined).
+
+    Parameters
+    ----------
+    M : array_like
+        A vector (d,) or a matrix (n, d) of numbers.
+    name : str
+        How error messages name it (e.g. ``"attribute set A"``).
+    allow_empty : bool
+        Accept a matrix with no rows.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d), float64
+        A new array (or a view when ``M`` already is float64).
+
+    Raises
+    ------
+    TypeError
+        ``M`` is not numeric.
+    ValueError
+        See above.
     """
     try:
         arr = np.asarray(M, dtype=np.float64)
@@ -88,7 +109,25 @@ def _same_dim(*named):
 
 
 def unit_rows(M, name: str = "the vectors") -> np.ndarray:
-    r"""Scale every row to unit Euclidean length: :math:`\hat w = \vec w / \lVert \vec w \rVert`."""
+    r"""Scale every row to unit Euclidean length: :math:`\hat w = \vec w / \lVert \vec w \rVert`.
+
+    Parameters
+    ----------
+    M : array_like, shape (n, d) or (d,)
+        The vectors, one per row (checked by :func:`as_vectors`).
+    name : str
+        How error messages name them.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d), float64
+        Each row divided by its length.
+
+    Raises
+    ------
+    ValueError
+        As :func:`as_vectors` (an all-zero row has no direction).
+    """
     arr = as_vectors(M, name)
     return arr / np.linalg.norm(arr, axis=1, keepdims=True)
 
@@ -103,6 +142,16 @@ def cosine(u, v) -> float:
     .. math:: \cos(\vec u, \vec v) = \frac{\vec u \cdot \vec v}{\lVert \vec u \rVert\,\lVert \vec v \rVert}
 
     Invariant to positive rescaling of either vector; in [-1, 1].
+
+    Parameters
+    ----------
+    u, v : array_like, shape (d,)
+        Two vectors of the same length.
+
+    Returns
+    -------
+    float
+        The cosine, clipped to [-1, 1].
 
     Raises
     ------
@@ -130,6 +179,23 @@ def cosine_matrix(U, V) -> np.ndarray:
     .. math:: C_{ij} = \cos(\vec u_i, \vec v_j) = \hat u_i \cdot \hat v_j
 
     Computed as one matrix product of the row-normalised matrices.
+
+    Parameters
+    ----------
+    U : array_like, shape (m, d)
+        One vector per row.
+    V : array_like, shape (n, d)
+        One vector per row, of the same length d.
+
+    Returns
+    -------
+    numpy.ndarray, shape (m, n), float64
+        The cosines, clipped to [-1, 1].
+
+    Raises
+    ------
+    ValueError
+        An empty, zero or non-finite row, or different lengths d.
     """
     Uh, Vh = unit_rows(U, "the first matrix"), unit_rows(V, "the second matrix")
     _same_dim(("the first matrix", Uh), ("the second matrix", Vh))
@@ -175,6 +241,23 @@ def differential_association(X, Y, A, B) -> float:
 
     The paper defines it for X and Y of equal size (a sum over a larger set would be larger just
     because it has more terms), so unequal sizes raise ``ValueError``.
+
+    Parameters
+    ----------
+    X, Y : array_like, shape (n, d)
+        The target vectors, one word per row, the same number n in each.
+    A, B : array_like, shapes (n_A, d) and (n_B, d)
+        The attribute vectors; the sizes may differ.
+
+    Returns
+    -------
+    float
+        s(X, Y, A, B).
+
+    Raises
+    ------
+    ValueError
+        X and Y differ in size, or a set is empty, zero or not finite.
     """
     Xv, Yv = _target_pair(X, Y)
     if len(Xv) != len(Yv):
@@ -194,6 +277,23 @@ def effect_size_from_scores(sx, sy, *, ddof: int = 1) -> float:
     ``ddof=1`` (default) divides the variance by N - 1, as the authors' code does and as Table 1
     was computed; ``ddof=0`` divides by N, which makes the paper's footnote bound |d| <= 2 exact.
     The two differ by the factor :math:`\sqrt{(N-1)/N}` with N = |X| + |Y|.
+
+    Parameters
+    ----------
+    sx, sy : array_like of float
+        The associations s(x, A, B) of the words of X and s(y, A, B) of those of Y.
+    ddof : int, 0 or 1
+        Delta degrees of freedom of the pooled standard deviation (default 1).
+
+    Returns
+    -------
+    float
+        d, in [-2, 2] for ``ddof=0``.
+
+    Raises
+    ------
+    ValueError
+        An empty set, a ddof other than 0 or 1, too few scores, or identical scores (d = 0/0).
     """
     sx = np.asarray(sx, dtype=np.float64).ravel()
     sy = np.asarray(sy, dtype=np.float64).ravel()
@@ -218,6 +318,25 @@ def effect_size(X, Y, A, B, *, ddof: int = 1) -> float:
 
     Changes sign when X and Y (or A and B) are swapped. See :func:`effect_size_from_scores` for
     the ``ddof`` question.
+
+    Parameters
+    ----------
+    X, Y : array_like, shapes (n_X, d) and (n_Y, d)
+        The target vectors, one word per row.
+    A, B : array_like, shapes (n_A, d) and (n_B, d)
+        The attribute vectors.
+    ddof : int, 0 or 1
+        Delta degrees of freedom of the pooled standard deviation (default 1, the authors' code).
+
+    Returns
+    -------
+    float
+        d.
+
+    Raises
+    ------
+    ValueError
+        As :func:`effect_size_from_scores` and :func:`as_vectors`.
     """
     Xv, Yv = _target_pair(X, Y)
     return effect_size_from_scores(association(Xv, A, B), association(Yv, A, B), ddof=ddof)
@@ -249,13 +368,25 @@ class PermutationResult:
     n_resamples: int
     alternative: str
 
-    @property
-    def n_splits(self) -> int:
-        """Number of statistics in the null distribution (alias of ``n_resamples``)."""
-        return self.n_resamples
 
+def resolve_rng(rng) -> np.random.Generator:
+    """The generator to draw from: ``rng`` itself, or a new one seeded with it.
 
-def _resolve_rng(rng) -> np.random.Generator:
+    Parameters
+    ----------
+    rng : int, numpy.random.Generator or None
+        A seed (the same seed gives the same draws), a generator (used as it is, so its state
+        advances), or None (fresh, unpredictable entropy).
+
+    Returns
+    -------
+    numpy.random.Generator
+
+    Raises
+    ------
+    TypeError
+        When ``rng`` is anything else (a float, a ``RandomState``, ...).
+    """
     if isinstance(rng, np.random.Generator):
         return rng
     if rng is None or isinstance(rng, (int, np.integer)):
@@ -428,7 +559,7 @@ def permutation_test(
         k = _count_extreme(null, observed, alternative, tol)
         return PermutationResult(observed, k / null.size, null, "exact", int(null.size), alternative)
 
-    gen = _resolve_rng(rng)
+    gen = resolve_rng(rng)
     if progress is None:
         progress = n_resamples >= PROGRESS_MIN_RESAMPLES and not os.environ.get("NBGRADER_EXECUTION")
     null = 2.0 * _sampled_subset_sums(pooled, n, n_resamples, gen, progress=progress) - total
@@ -462,7 +593,25 @@ def wefat_association(W, A, B, *, ddof: int = 1):
                                 - \operatorname{mean}_{b \in B} \cos(\vec w, \vec b)}
                                {\operatorname{std}_{x \in A \cup B} \cos(\vec w, \vec x)}
 
-    Returns a float for a single vector, else one value per row of ``W``.
+    Parameters
+    ----------
+    W : array_like, shape (d,) or (n, d)
+        One target vector, or one per row.
+    A, B : array_like, shapes (n_A, d) and (n_B, d)
+        The attribute vectors.
+    ddof : int, 0 or 1
+        Delta degrees of freedom of the standard deviation over A and B together (default 1).
+
+    Returns
+    -------
+    float or numpy.ndarray, shape (n,)
+        A float for a single vector, else one value per row of ``W``.
+
+    Raises
+    ------
+    ValueError
+        A bad ddof, fewer than two attribute words, or a word with the same cosine with every
+        attribute word (the standard deviation is 0).
     """
     single = np.asarray(W).ndim == 1
     if ddof not in (0, 1):

@@ -12,7 +12,7 @@ from typing import Sequence
 import numpy as np
 
 from . import statistics as st
-from .embeddings import lookup
+from .embeddings import check_words, lookup
 from .wordsets import WeatSpec, weat_tests
 
 __all__ = ["WeatResult", "run_weat", "run_table1", "trim_to_equal"]
@@ -41,7 +41,7 @@ class WeatResult:
     method: str
     n_resamples: int
     alternative: str
-    std_ddof: int
+    ddof: int
     x_words: list[str]
     y_words: list[str]
     a_words: list[str]
@@ -54,6 +54,7 @@ class WeatResult:
 
     @property
     def n_target(self) -> int:
+        """Words per target set used (after the out-of-vocabulary rule)."""
         return len(self.x_words)
 
     def __repr__(self) -> str:  # short: the arrays are long
@@ -66,6 +67,20 @@ def trim_to_equal(x: list[str], y: list[str], rng: np.random.Generator) -> tuple
     """The paper's rule: drop words at random from the larger target set until |X| = |Y|.
 
     Returns the new X, the new Y (order kept) and the dropped words.
+
+    Parameters
+    ----------
+    x, y : list of str
+        The target words found in the embedding.
+    rng : numpy.random.Generator
+        The only source of randomness: one ``rng.choice`` call when the sizes differ, none otherwise.
+
+    Returns
+    -------
+    x, y : list of str
+        The words kept, in their original order, now of equal length.
+    dropped : list of str
+        The words dropped, in their original order (``[]`` when the sizes were equal).
     """
     if len(x) == len(y):
         return x, y, []
@@ -77,9 +92,7 @@ def trim_to_equal(x: list[str], y: list[str], rng: np.random.Generator) -> tuple
 
 
 def _clean(words: Sequence[str], what: str) -> list[str]:
-    if isinstance(words, str):
-        raise TypeError(f"{what} must be a list of words, not the single string {words!r}.")
-    words = list(words)
+    words = check_words(words, what)
     if not words:
         raise ValueError(f"{what} is empty: every WEAT word set needs at least one word.")
     dups = sorted({w for w in words if words.count(w) > 1})
@@ -113,6 +126,13 @@ def run_weat(
     rng : seed or ``numpy.random.Generator``, used for the trimming and for sampled tests.
     case : ``"auto"``, ``"exact"`` or ``"lower"`` (see :func:`helpers.embeddings.lookup`).
 
+    Returns
+    -------
+    WeatResult
+        ``effect_size``, ``pvalue``, ``statistic``, ``null_distribution``, ``method``,
+        ``n_resamples``, ``ddof``, the words used, their scores, ``missing_words`` and
+        ``trimmed_words``.
+
     Raises
     ------
     ValueError
@@ -130,16 +150,16 @@ def run_weat(
         both = [w for w in sets[p] if w in other]
         if both:
             raise ValueError(f"{both} appear(s) in both {kind} sets {p} and {q}; the two sets must not overlap.")
-    gen = st._resolve_rng(rng)
+    gen = st.resolve_rng(rng)
     found, missing = {}, []
     for k, words in sets.items():
         res = lookup(kv, words, case=case, what=f"set {k}")
-        if res.missing and on_missing == "raise":
-            raise KeyError(f"Not in the embedding (set {k}): {', '.join(map(repr, res.missing))}.")
+        if res.missing_words and on_missing == "raise":
+            raise KeyError(f"Not in the embedding (set {k}): {', '.join(map(repr, res.missing_words))}.")
         if not res.words:
             raise ValueError(f"None of the words of set {k} is in the embedding ({', '.join(words[:5])}, ...); "
                              "check the spelling and the case, or use another embedding.")
-        missing += res.missing
+        missing += res.missing_words
         found[k] = res
     xw, yw, trimmed = trim_to_equal(found["X"].words, found["Y"].words, gen)
     row = {k: dict(zip(found[k].words, found[k].vectors)) for k in ("X", "Y")}
@@ -159,6 +179,26 @@ def run_table1(kv, *, ddof: int = 1, n_resamples: int = 100_000, seed: int = 0, 
 
     Each test gets its own generator ``numpy.random.default_rng([seed, test_id])``, so one test's
     result does not depend on which other tests ran before it.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    ddof : int, 0 or 1
+        For the effect sizes (1: the authors' code).
+    n_resamples : int
+        Random splits per sampled permutation test.
+    seed : int
+        Seed of the per-test generators.
+    method : str
+        Passed to :func:`helpers.statistics.permutation_test` (``"auto"``: exact for small sets).
+    tests : sequence of WeatSpec or None
+        The tests to run (default: all ten, in order).
+
+    Returns
+    -------
+    list of WeatResult
+        One per test, in order, each with its ``test_id``.
     """
     results = []
     for t in tests or weat_tests():

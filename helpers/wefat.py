@@ -25,14 +25,14 @@ class WefatResult:
     """WEFAT result: words, their property and association, and the fit.
 
     ``slope`` and ``intercept`` are those of the paper's regression of the property on the
-    association (predicting p_w from s(w, A, B)); ``pearson_r`` and ``p_value`` the correlation.
+    association (predicting p_w from s(w, A, B)); ``pearson_r`` and ``pvalue`` the correlation.
     """
 
     words: list[str]
     values: np.ndarray
     scores: np.ndarray
     pearson_r: float
-    p_value: float
+    pvalue: float
     slope: float
     intercept: float
     missing_words: list[str] = field(default_factory=list)
@@ -40,6 +40,7 @@ class WefatResult:
 
     @property
     def n(self) -> int:
+        """Number of words used (after the missing and the filtered ones are dropped)."""
         return len(self.words)
 
 
@@ -52,6 +53,16 @@ def name_likeness(vectors) -> np.ndarray:
     distance of each vector to the centroid of all the name vectors)" and drops the 20% least
     name-like (Caliskan et al. 2017, long draft, WEFAT methods). Unit vectors are averaged, so
     frequent words with long vectors do not dominate the centroid.
+
+    Parameters
+    ----------
+    vectors : array_like, shape (n, d)
+        The name vectors, one per row.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n,)
+        nl(w) for each row.
     """
     U = st.unit_rows(vectors, "the name vectors")
     return st.cosine_matrix(U, U.mean(axis=0))[:, 0]
@@ -60,11 +71,48 @@ def name_likeness(vectors) -> np.ndarray:
 def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str] = FEMALE_TERMS,
               B: Sequence[str] = MALE_TERMS, *, ddof: int = 1, drop_least_namelike: float = 0.0,
               case: str = "auto") -> WefatResult:
-    """Run a WEFAT: normalised association of each word, then Pearson r and regression with ``values``.
+    r"""Run a WEFAT: normalised association of each word, then Pearson r and regression with ``values``.
 
-    Missing words are dropped (with their values) and reported. ``drop_least_namelike`` (0 to
-    <1) drops that fraction (rounded down) of the words least similar to the centroid, the
-    paper's filter for names (0.2).
+    The WEFAT of Caliskan, Bryson & Narayanan (Science 2017): for each target word w,
+
+    .. math:: s(w, A, B) = \frac{\operatorname{mean}_{a} \cos(\vec w, \vec a) - \operatorname{mean}_{b} \cos(\vec w, \vec b)}
+                               {\operatorname{std}_{x \in A \cup B} \cos(\vec w, \vec x)}
+
+    (:func:`helpers.statistics.wefat_association`), then Pearson's r and the least-squares line
+    predicting ``values`` from the scores. Missing words are dropped (with their values) and
+    reported; ``drop_least_namelike`` drops that fraction (rounded down) of the words least
+    similar to the centroid, the paper's filter for names (0.2).
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    words : sequence of str
+        The target words (occupations, names).
+    values : sequence of float
+        One real-world value per word (e.g. % women), finite.
+    A, B : sequence of str
+        The attribute words (default: the female and male terms of the paper).
+    ddof : int, 0 or 1
+        For the standard deviation of each word's cosines.
+    drop_least_namelike : float
+        Fraction in [0, 1) of the words dropped by :func:`name_likeness` (0.2 for names).
+    case : {"auto", "exact", "lower"}
+        How words meet the embedding's keys (:func:`helpers.embeddings.lookup`).
+
+    Returns
+    -------
+    WefatResult
+        The words used, their values and scores, ``pearson_r``, ``pvalue``, ``slope``,
+        ``intercept``, ``missing_words`` and ``filtered_words``.
+
+    Raises
+    ------
+    ValueError
+        Lengths differ, a value is not finite, the fraction is out of range, or fewer than 3 words
+        are left.
+    KeyError
+        An attribute word is not in the embedding.
     """
     words = list(words)
     vals = np.asarray(values, dtype=np.float64)
@@ -75,7 +123,7 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
     if not 0.0 <= drop_least_namelike < 1.0:
         raise ValueError("drop_least_namelike is a fraction between 0 and 1 (the paper used 0.2).")
     found = lookup(kv, words, case=case, what="the target words")
-    missing = set(found.missing)
+    missing = set(found.missing_words)
     keep_vals = np.array([v for w, v in zip(words, vals) if w not in missing])
     fw, W = list(found.words), found.vectors
     filtered: list[str] = []
@@ -93,16 +141,42 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
     r, p = sps.pearsonr(scores, keep_vals)
     fit = sps.linregress(scores, keep_vals)
     return WefatResult(fw, keep_vals, scores, float(r), float(p), float(fit.slope), float(fit.intercept),
-                       found.missing, filtered)
+                       found.missing_words, filtered)
 
 
 def run_wefat_occupations(kv, *, ddof: int = 1) -> WefatResult:
-    """Figure 1: 50 occupations vs. % women employed in them (BLS 2015), A = female, B = male terms."""
+    """Figure 1: 50 occupations vs. % women employed in them (BLS 2015), A = female, B = male terms.
+
+    Parameters
+    ----------
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    ddof : int, 0 or 1
+        For the standard deviation of each word's cosines.
+
+    Returns
+    -------
+    WefatResult
+        See :func:`run_wefat`; the paper reports r = 0.90 (``wordsets.wefat_paper()``).
+    """
     words, values = wefat_occupations()
     return run_wefat(kv, words, values, ddof=ddof)
 
 
 def run_wefat_names(kv, *, ddof: int = 1, drop_least_namelike: float = 0.2) -> WefatResult:
-    """Figure 2: 50 androgynous names vs. % female (1990 census), least name-like 20% dropped."""
+    """Figure 2: 50 androgynous names vs. % female (1990 census), least name-like 20% dropped.
+
+    Parameters
+    ----------
+    kv, ddof
+        As in :func:`run_wefat_occupations`.
+    drop_least_namelike : float
+        Fraction of the least name-like names dropped (the paper: 0.2).
+
+    Returns
+    -------
+    WefatResult
+        See :func:`run_wefat`; the paper reports r = 0.84 (``wordsets.wefat_paper()``).
+    """
     words, values = wefat_names()
     return run_wefat(kv, words, values, ddof=ddof, drop_least_namelike=drop_least_namelike)

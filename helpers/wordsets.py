@@ -14,11 +14,22 @@ from functools import lru_cache
 from pathlib import Path
 
 __all__ = ["data_dir", "WordSet", "WeatSpec", "weat_tests", "weat_test", "wefat_occupations",
-           "wefat_names", "FEMALE_TERMS", "MALE_TERMS"]
+           "wefat_names", "wefat_paper", "FEMALE_TERMS", "MALE_TERMS"]
 
 
 def data_dir() -> Path:
-    """The folder with the course data (``COURSE_DATA_DIR`` overrides it)."""
+    """The folder with the course data (``COURSE_DATA_DIR`` overrides it).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder holding ``weat_tests.json`` and the WEFAT data.
+
+    Raises
+    ------
+    FileNotFoundError
+        The folder has no ``weat_tests.json`` (the message says how to fix it).
+    """
     env = os.environ.get("COURSE_DATA_DIR")
     path = Path(env) if env else Path(__file__).resolve().parent.parent / "data"
     if not (path / "weat_tests.json").is_file():
@@ -59,6 +70,7 @@ class WeatSpec:
 
     @property
     def title(self) -> str:
+        """``"<target X> vs. <target Y> / <attribute A> vs. <attribute B>"``, for tables and plots."""
         return (f"{self.target_x.name} vs. {self.target_y.name} / "
                 f"{self.attribute_a.name} vs. {self.attribute_b.name}")
 
@@ -69,7 +81,13 @@ def _wordset(d: dict) -> WordSet:
 
 @lru_cache(maxsize=1)
 def weat_tests() -> tuple[WeatSpec, ...]:
-    """The ten WEATs of Table 1 of Caliskan, Bryson & Narayanan (2017), ids 1-10 in row order."""
+    """The ten WEATs of Table 1 of Caliskan, Bryson & Narayanan (2017), ids 1-10 in row order.
+
+    Returns
+    -------
+    tuple of WeatSpec
+        Read from ``data/weat_tests.json`` once and cached.
+    """
     with open(data_dir() / "weat_tests.json", encoding="utf-8") as fh:
         doc = json.load(fh)
     return tuple(
@@ -80,7 +98,22 @@ def weat_tests() -> tuple[WeatSpec, ...]:
 
 
 def weat_test(test_id: int) -> WeatSpec:
-    """Row ``test_id`` (1-10) of Table 1."""
+    """Row ``test_id`` (1-10) of Table 1.
+
+    Parameters
+    ----------
+    test_id : int
+        The row, 1 to 10.
+
+    Returns
+    -------
+    WeatSpec
+
+    Raises
+    ------
+    KeyError
+        ``test_id`` is not 1 to 10.
+    """
     for t in weat_tests():
         if t.id == test_id:
             return t
@@ -99,10 +132,38 @@ MALE_TERMS = ("male", "man", "boy", "brother", "he", "him", "his", "son")
 
 
 def wefat_occupations() -> tuple[list[str], list[float]]:
-    """The 50 occupations of Figure 1 and the % women among those employed in them (BLS 2015)."""
+    """The 50 occupations of Figure 1 and the % women among those employed in them (BLS 2015).
+
+    Returns
+    -------
+    words : list of str
+    values : list of float
+        Percent women, one per word.
+    """
     return _read_csv("occupations_bls2015.csv", "word", "percent_women")
 
 
 def wefat_names() -> tuple[list[str], list[float]]:
-    """The 50 androgynous names of Figure 2 and the % female with that name (1990 U.S. census)."""
+    """The 50 androgynous names of Figure 2 and the % female with that name (1990 U.S. census).
+
+    Returns
+    -------
+    words : list of str
+    values : list of float
+        Percent female, one per name.
+    """
     return _read_csv("names_census1990.csv", "name", "percent_female")
+
+
+def wefat_paper() -> dict[str, dict]:
+    """What the paper reports for its two WEFATs (GloVe Common Crawl 840B), from ``data/wefat_paper.json``.
+
+    Returns
+    -------
+    dict
+        ``{"occupations": {...}, "names": {...}}``, each with ``figure`` (1 or 2), ``n`` (words),
+        ``pearson_r`` (0.90 and 0.84) and ``p_below`` (the bound on P in the caption).
+    """
+    with open(data_dir() / "wefat_paper.json", encoding="utf-8") as fh:
+        doc = json.load(fh)
+    return {k: doc[k] for k in ("occupations", "names")}

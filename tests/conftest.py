@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -99,8 +99,6 @@ class Course:
     api: object
     config: object
     network_log: Path
-    assignments: list
-    released: dict = field(default_factory=dict)
 
 
 @pytest.fixture(scope="session")
@@ -116,7 +114,7 @@ def course(tmp_path_factory, request):
     with nbt.offline_env(work) as log:
         root = nbt.make_course(work / "course", assignments)
         config = nbt.course_config(root)
-        yield Course(root, nbt.make_api(root), config, log, assignments)
+        yield Course(root, nbt.make_api(root), config, log)
 
 
 @pytest.fixture(scope="session")
@@ -125,8 +123,7 @@ def release(course, assignment):
     with nbt.Stopwatch() as t:
         nbt.generate_release(course.api, assignment)
     record_time(assignment, "generate_assignment", t)
-    course.released[assignment] = course.root / "notebooks" / assignment
-    return course.released[assignment]
+    return course.root / "notebooks" / assignment
 
 
 @dataclass
@@ -136,7 +133,6 @@ class RoundTrip:
     scores: dict            # student id -> {grade_id: grade dict}
     mutants: list
     autograded: Path        # <course>/autograded
-    seconds: float
 
 
 @pytest.fixture(scope="session")
@@ -164,7 +160,7 @@ def round_trip(course, release, assignment):
     with nbt.Stopwatch() as t:
         scores, _ = nbt.autograde(course.root, assignment, list(students.values()))
     record_time(assignment, f"autograde {len(students)} students ({nbt.autograde_workers(len(students))} workers)", t)
-    return RoundTrip(assignment, students, scores, mutants, course.root / "autograded", t.wall)
+    return RoundTrip(assignment, students, scores, mutants, course.root / "autograded")
 
 
 @pytest.fixture

@@ -33,6 +33,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
+from unittest import mock
 
 import nbformat
 
@@ -208,19 +209,14 @@ def offline_env(work_dir):
     (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     log = work_dir / "network.log"
     log.write_text("")
-    saved = {k: os.environ.get(k) for k in ("PATH", "PYTHONPATH", "COURSE_TEST_NETWORK_LOG", "MPLBACKEND")}
-    os.environ["PATH"] = VENV_BIN + os.pathsep + os.environ.get("PATH", "")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), saved["PYTHONPATH"]) if p)
-    os.environ["COURSE_TEST_NETWORK_LOG"] = str(log)
-    os.environ["MPLBACKEND"] = "Agg"
-    try:
+    changes = {
+        "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", ""),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p),
+        "COURSE_TEST_NETWORK_LOG": str(log),
+        "MPLBACKEND": "Agg",
+    }
+    with mock.patch.dict(os.environ, changes):  # restores the environment as it was
         yield log
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 # ---------------------------------------------------------------------------------------------

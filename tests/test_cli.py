@@ -1,4 +1,4 @@
-"""Tests of the command line: ``python -m helpers replicate`` (COURSE_DESIGN.md, the JSON contract)."""
+"""Tests of the command line: ``python -m helpers replicate`` and its JSON contract (README.md)."""
 from __future__ import annotations
 
 import json
@@ -15,11 +15,14 @@ from helpers.cli import main, replicate
 from helpers.embeddings import load_default
 from helpers.wordsets import FEMALE_TERMS, MALE_TERMS, weat_tests, wefat_names, wefat_occupations
 
-TOP_KEYS = {"embedding", "permutations", "seed", "std_ddof", "weat", "wefat"}
+# The JSON contract (README.md, "The JSON of replicate --json"): scipy's names, one name per idea.
+TOP_KEYS = {"embedding", "n_resamples", "seed", "ddof", "weat", "wefat"}
 WEAT_KEYS = {"id", "target_x", "target_y", "attribute_a", "attribute_b", "n_target", "n_attribute", "missing",
-             "effect_size", "p_value", "p_method", "paper_effect_size", "paper_p_value"}
+             "effect_size", "pvalue", "p_method", "paper_effect_size", "paper_pvalue"}
 WEAT_OPTIONAL = {"trimmed"}
-WEFAT_KEYS = {"n", "pearson_r", "p_value"}
+WEFAT_KEYS = {"n", "pearson_r", "pvalue", "paper_pearson_r"}
+# the keys of the contract before version 1.1 (renamed: permutations, std_ddof, p_value, paper_p_value)
+OLD_KEYS = {"permutations", "std_ddof", "p_value", "paper_p_value"}
 FIGURES = ("table1_forest.png", "wefat_occupations.png", "wefat_names.png", "weat1_null.png")
 PERMUTATIONS = 2000
 
@@ -33,7 +36,7 @@ def run_cli(*args, cwd=None):
 def replicated(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("replicate")
     out_json, out_dir = tmp / "results.json", tmp / "figures"
-    proc = run_cli("replicate", "--json", out_json, "--permutations", PERMUTATIONS, "--seed", 0, "--out", out_dir)
+    proc = run_cli("replicate", "--json", out_json, "--n-resamples", PERMUTATIONS, "--seed", 0, "--out", out_dir)
     return proc, out_json, out_dir
 
 
@@ -50,7 +53,7 @@ def test_json_follows_the_contract(replicated):
     _, out_json, _ = replicated
     doc = json.loads(out_json.read_text())
     assert set(doc) == TOP_KEYS
-    assert doc["permutations"] == PERMUTATIONS and doc["seed"] == 0 and doc["std_ddof"] == 1
+    assert doc["n_resamples"] == PERMUTATIONS and doc["seed"] == 0 and doc["ddof"] == 1
     assert isinstance(doc["embedding"], str) and "GloVe 6B" in doc["embedding"]
     assert [w["id"] for w in doc["weat"]] == list(range(1, 11))
     specs = {t.id: t for t in weat_tests()}
@@ -59,26 +62,63 @@ def test_json_follows_the_contract(replicated):
         t = specs[w["id"]]
         assert (w["target_x"], w["target_y"]) == (t.target_x.name, t.target_y.name)
         assert (w["attribute_a"], w["attribute_b"]) == (t.attribute_a.name, t.attribute_b.name)
-        assert w["paper_effect_size"] == t.paper["d"] and w["paper_p_value"] == t.paper["p"]
+        assert w["paper_effect_size"] == t.paper["d"] and w["paper_pvalue"] == t.paper["p"]
         assert isinstance(w["missing"], list)
         assert isinstance(w["n_target"], int) and isinstance(w["n_attribute"], int)
         assert w["p_method"] in ("exact", "sampled")
-        assert 0 < w["p_value"] <= 1
-        assert w["effect_size"] > 0 and w["p_value"] < 0.05  # GloVe 6B: all ten in the paper's direction
+        assert 0 < w["pvalue"] <= 1
+        assert w["effect_size"] > 0 and w["pvalue"] < 0.05  # GloVe 6B: all ten in the paper's direction
         if w["p_method"] == "sampled":
             # (k + 1) / (B + 1)
-            k1 = w["p_value"] * (PERMUTATIONS + 1)
+            k1 = w["pvalue"] * (PERMUTATIONS + 1)
             assert k1 == pytest.approx(round(k1), abs=1e-6) and round(k1) >= 1
         else:
             n = w["n_target"]
-            assert w["p_value"] * comb(2 * n, n) == pytest.approx(round(w["p_value"] * comb(2 * n, n)), abs=1e-6)
+            assert w["pvalue"] * comb(2 * n, n) == pytest.approx(round(w["pvalue"] * comb(2 * n, n)), abs=1e-6)
     w1 = doc["weat"][0]
     assert w1["missing"] == ["gladiola"] and w1["n_target"] == 24 and len(w1.get("trimmed", [None])) == 1
     assert set(doc["wefat"]) == {"occupations", "names"}
     for k, v in doc["wefat"].items():
         assert set(v) == WEFAT_KEYS
-        assert v["pearson_r"] > 0 and v["p_value"] < 1e-4
+        assert v["pearson_r"] > 0 and v["pvalue"] < 1e-4
     assert doc["wefat"]["occupations"]["n"] == 50 and doc["wefat"]["names"]["n"] == 40
+    # the paper's r, from data/wefat_paper.json (0.90 and 0.84 on GloVe Common Crawl 840B)
+    assert {k: v["paper_pearson_r"] for k, v in doc["wefat"].items()} == {"occupations": 0.90, "names": 0.84}
+
+
+def test_json_uses_one_name_per_idea(replicated):
+    # the renamed keys of the old contract appear nowhere, at any depth
+    doc = json.loads(replicated[1].read_text())
+
+    def keys(obj):
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                yield k
+                yield from keys(v)
+        elif isinstance(obj, list):
+            for v in obj:
+                yield from keys(v)
+
+    assert not OLD_KEYS & set(keys(doc))
+
+
+def test_permutations_is_an_alias_of_n_resamples(capsys):
+    # --permutations (the old flag) still works and means --n-resamples
+    from helpers.cli import main as cli_main
+
+    with pytest.raises(SystemExit):
+        cli_main(["replicate", "--permutations", "0"])
+    assert "--n-resamples must be a positive number" in capsys.readouterr().err
+
+
+def test_readme_documents_the_json_contract():
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = text[text.index("### The JSON of `replicate --json`"):]
+    section = section[:section.index("\n## ")]
+    for key in TOP_KEYS | WEAT_KEYS | WEAT_OPTIONAL | WEFAT_KEYS:
+        assert f"`{key}`" in section, key
+    for key in OLD_KEYS:
+        assert f"`{key}`" in section, f"the renaming of {key} is documented"
 
 
 def test_figures_written(replicated):
@@ -93,7 +133,7 @@ def test_same_seed_same_results_in_process(replicated):
     # replicate() in this process with the same seed gives the same numbers as the subprocess
     _, out_json, _ = replicated
     doc = json.loads(out_json.read_text())
-    again = json.loads(json.dumps(replicate(permutations=PERMUTATIONS, seed=0, progress=False)))
+    again = json.loads(json.dumps(replicate(n_resamples=PERMUTATIONS, seed=0, progress=False)))
     assert again == doc
 
 
@@ -109,20 +149,20 @@ def test_other_embedding_via_flag_gives_the_same_numbers(replicated, tmp_path):
     sub.add_vectors(words, np.asarray(kv.vectors[[kv.key_to_index[w] for w in words]]))
     path = tmp_path / "subset.bin"
     sub.save_word2vec_format(str(path), binary=True)
-    doc = replicate(str(path), permutations=PERMUTATIONS, seed=0, progress=False)
+    doc = replicate(str(path), n_resamples=PERMUTATIONS, seed=0, progress=False)
     ref = json.loads(replicated[1].read_text())
     assert doc["embedding"] == str(path)
     for ours, theirs in zip(doc["weat"], ref["weat"]):
         assert ours["missing"] == theirs["missing"]
         assert ours["effect_size"] == pytest.approx(theirs["effect_size"], abs=1e-9)
-        assert ours["p_value"] == pytest.approx(theirs["p_value"], abs=1e-12)
+        assert ours["pvalue"] == pytest.approx(theirs["pvalue"], abs=1e-12)
     for k in ("occupations", "names"):
         assert doc["wefat"][k]["pearson_r"] == pytest.approx(ref["wefat"][k]["pearson_r"], abs=1e-9)
 
 
 def test_bad_embedding_path_exits_with_one_line_error(tmp_path):
     missing = tmp_path / "no_such_embedding.txt"
-    proc = run_cli("replicate", "--embedding", missing, "--permutations", 10)
+    proc = run_cli("replicate", "--embedding", missing, "--n-resamples", 10)
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
@@ -134,7 +174,7 @@ def test_file_that_is_not_an_embedding_exits_with_readable_error(tmp_path, capsy
     # in-process (main() is what `python -m helpers` calls) to keep the suite fast
     bad = tmp_path / "notes.txt"
     bad.write_text("these are my notes\nnot vectors at all\n")
-    assert main(["replicate", "--embedding", str(bad), "--permutations", "10", "--quiet"]) != 0
+    assert main(["replicate", "--embedding", str(bad), "--n-resamples", "10", "--quiet"]) != 0
     err = capsys.readouterr().err
     assert "Traceback" not in err
     lines = err.strip().splitlines()
@@ -145,17 +185,17 @@ def test_file_that_is_not_an_embedding_exits_with_readable_error(tmp_path, capsy
 def test_embedding_without_the_words_exits_with_readable_error(tmp_path, capsys):
     tiny = tmp_path / "tiny.txt"
     tiny.write_text("cat 1 2 3\ndog 4 5 6\n")
-    assert main(["replicate", "--embedding", str(tiny), "--permutations", "10", "--quiet"]) != 0
+    assert main(["replicate", "--embedding", str(tiny), "--n-resamples", "10", "--quiet"]) != 0
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "None of the words" in lines[0]
 
 
 @pytest.mark.parametrize("n", [0, -5])
-def test_non_positive_permutations_rejected(n):
-    proc = run_cli("replicate", "--permutations", n)
+def test_non_positive_n_resamples_rejected(n):
+    proc = run_cli("replicate", "--n-resamples", n)
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
-    assert "--permutations must be a positive number" in proc.stderr
+    assert "--n-resamples must be a positive number" in proc.stderr
 
 
 def test_extended_adds_the_lexicon_weats(replicated, tmp_path):
@@ -163,7 +203,7 @@ def test_extended_adds_the_lexicon_weats(replicated, tmp_path):
     from helpers import lexicon as lx
 
     out_json = tmp_path / "ext.json"
-    proc = run_cli("replicate", "--extended", "--json", out_json, "--permutations", 200, "--seed", 0)
+    proc = run_cli("replicate", "--extended", "--json", out_json, "--n-resamples", 200, "--seed", 0)
     assert proc.returncode == 0, proc.stderr
     assert "Lexicon WEATs" in proc.stdout and "himself-herself" in proc.stdout
     doc = json.loads(out_json.read_text())

@@ -1,9 +1,10 @@
 """Tests of the course data: the word lists of Table 1, the WEFAT data sets, data/SOURCES.md.
 
 Every word list of data/weat_tests.json was checked word by word against the paper's long draft
-(arXiv:1608.07187v2, "Stimuli" paragraphs; shared/papers/002_*.txt) and, for rows 9 and 10, the
-supplementary material quoted in shared/papers/README.md, with the OCR slip "Tvree" read as Tyree
-and the names printed in italics as ``dropped_by_paper``. The checksums below were computed from
+(Caliskan, Bryson & Narayanan, "Semantics derived automatically from language corpora necessarily
+contain human biases", arXiv:1608.07187v2, 2016, "Stimuli" paragraphs) and, for rows 9 and 10, the
+supplementary material of the Science paper (356(6334):183-186, 2017, doi:10.1126/science.aal4230),
+with the OCR slip "Tvree" read as Tyree and the names printed in italics as ``dropped_by_paper``. The checksums below were computed from
 the JSON after that check, so any later edit of a list (a typo, a re-ordering, "Bill" for "Billy",
 "short" for "short-term") fails here.
 """
@@ -16,7 +17,9 @@ import json
 import pytest
 
 from helpers import wordsets
-from helpers.wordsets import FEMALE_TERMS, MALE_TERMS, data_dir, weat_test, weat_tests, wefat_names, wefat_occupations
+from helpers.wordsets import (
+    FEMALE_TERMS, MALE_TERMS, data_dir, weat_test, weat_tests, wefat_names, wefat_occupations, wefat_paper,
+)
 
 SETS = ("target_x", "target_y", "attribute_a", "attribute_b")
 
@@ -233,35 +236,32 @@ def test_sources_md_exists():
         assert name in text
 
 
-def test_occupations_csv():
-    rows = read_csv("occupations_bls2015.csv")
-    assert len(rows) == 50
-    words = [r["word"] for r in rows]
-    assert len(set(words)) == 50
-    assert (sha(words), sha([r["percent_women"] for r in rows])) == OCCUPATIONS_SHA
-    values = [float(r["percent_women"]) for r in rows]
+@pytest.mark.parametrize(("file", "word", "value", "loader", "pinned"), [
+    ("occupations_bls2015.csv", "word", "percent_women", wefat_occupations, OCCUPATIONS_SHA),
+    ("names_census1990.csv", "name", "percent_female", wefat_names, NAMES_SHA),
+])
+def test_wefat_csv_is_pinned_and_read_as_written(file, word, value, loader, pinned):
+    rows = read_csv(file)
+    words, values = [r[word] for r in rows], [float(r[value]) for r in rows]
+    assert len(rows) == len(set(words)) == 50
+    assert (sha(words), sha([r[value] for r in rows])) == pinned
     assert all(0 <= v <= 100 for v in values)
+    assert loader() == (words, values)
+
+
+def test_occupations_csv():
+    words, values = wefat_occupations()
     by_word = dict(zip(words, values))
     assert by_word["physician"] == by_word["surgeon"] == 37.9  # one BLS category
-    w, v = wefat_occupations()
-    assert w == words and v == values
     assert words[:4] == ["technician", "accountant", "supervisor", "engineer"] and words[-1] == "scientist"
 
 
 def test_names_csv():
-    rows = read_csv("names_census1990.csv")
-    assert len(rows) == 50
-    names = [r["name"] for r in rows]
-    assert len(set(names)) == 50
-    assert (sha(names), sha([r["percent_female"] for r in rows])) == NAMES_SHA
-    values = [float(r["percent_female"]) for r in rows]
-    assert all(0 <= v <= 100 for v in values)
     # percent_female = 100 f / (f + m) from the census frequencies (to the 2 decimals written)
-    for r in rows:
+    for r in read_csv("names_census1990.csv"):
         f, m = float(r["female_frequency_percent"]), float(r["male_frequency_percent"])
         assert float(r["percent_female"]) == pytest.approx(100 * f / (f + m), abs=0.006), r["name"]
-    w, v = wefat_names()
-    assert w == names and v == values
+    names, _ = wefat_names()
     assert names[:3] == ["Kelly", "Tracy", "Jamie"] and names[-1] == "Shelby"
 
 
@@ -269,6 +269,19 @@ def test_data_dir_override(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="missing or incomplete"):
         wordsets.data_dir()
+
+
+def test_wefat_paper_values_match_the_papers_captions():
+    # Caliskan, Bryson & Narayanan (Science 2017), captions of Fig. 1 and Fig. 2:
+    # "Occupation-gender association. Pearson's correlation coefficient rho = 0.90 with P < 10^-18."
+    # "Name-gender association. Pearson's correlation coefficient rho = 0.84 with P < 10^-13."
+    paper = wefat_paper()
+    assert paper["occupations"] == {"figure": 1, "n": 50, "pearson_r": 0.90, "p_below": 1e-18}
+    assert paper["names"] == {"figure": 2, "n": 50, "pearson_r": 0.84, "p_below": 1e-13}
+    # the same numbers where data/SOURCES.md states them, and the data sets have the paper's n
+    text = (data_dir() / "SOURCES.md").read_text(encoding="utf-8")
+    assert "Figure 1: Pearson r = 0.90 (P < 1e-18), 50 occupations. Figure 2: Pearson r = 0.84 (P < 1e-13)." in text
+    assert len(wefat_occupations()[0]) == paper["occupations"]["n"] and len(wefat_names()[0]) == paper["names"]["n"]
 
 
 def test_derived_data_matches_script():

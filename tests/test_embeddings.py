@@ -53,21 +53,21 @@ def test_load_embedding_none_is_the_default(kv):
 def test_lookup_case_handling_on_uncased_glove(kv):
     auto = lookup(kv, ["Einstein", "NASA", "rose"])
     assert auto.words == ["Einstein", "NASA", "rose"]
-    assert auto.keys == ["einstein", "nasa", "rose"] and auto.missing == []
+    assert auto.keys == ["einstein", "nasa", "rose"] and auto.missing_words == []
     np.testing.assert_array_equal(auto.vectors[0], np.asarray(kv["einstein"], dtype=np.float64))
     assert auto.vectors.dtype == np.float64 and auto.vectors.shape == (3, 50)
     exact = lookup(kv, ["Einstein", "rose"], case="exact")
-    assert exact.missing == ["Einstein"] and exact.keys == ["rose"]
+    assert exact.missing_words == ["Einstein"] and exact.keys == ["rose"]
     lower = lookup(kv, ["Einstein"], case="lower")
     assert lower.keys == ["einstein"]
 
 
 def test_lookup_reports_missing_words_in_order(kv):
     res = lookup(kv, ["zzqxjunk", "rose", "gladiola", "tulip"])
-    assert res.missing == ["zzqxjunk", "gladiola"]
+    assert res.missing_words == ["zzqxjunk", "gladiola"]
     assert res.words == ["rose", "tulip"] and res.vectors.shape == (2, 50)
     none = lookup(kv, ["zzqxjunk"])
-    assert none.vectors.shape == (0, 50) and none.missing == ["zzqxjunk"]
+    assert none.vectors.shape == (0, 50) and none.missing_words == ["zzqxjunk"]
 
 
 def test_vectors_unknown_words_listed_with_case_hint(kv):
@@ -131,7 +131,7 @@ def test_glove_text_file_is_converted_once_and_memory_mapped(tmp_path, small):
     check_same(kv2, WORDS, small)
     # the cased file is not uncased: "auto" looks words up exactly
     assert not is_uncased(kv2)
-    assert lookup(kv2, ["Bird", "bird"]).missing == ["bird"]
+    assert lookup(kv2, ["Bird", "bird"]).missing_words == ["bird"]
 
 
 def test_cache_is_rebuilt_when_the_text_file_is_newer(tmp_path, small):
@@ -211,36 +211,29 @@ def test_folder_is_not_an_embedding(tmp_path):
         load_embedding(tmp_path)
 
 
-def test_text_that_is_not_an_embedding(tmp_path):
-    path = tmp_path / "notes.txt"
-    path.write_text("hello world\nthis is not an embedding\n")
-    with pytest.raises(EmbeddingFormatError, match="line 1: a value is not a number"):
+# (file name, its bytes, what the error message must say)
+BAD_FILES = [
+    ("notes.txt", b"hello world\nthis is not an embedding\n", "line 1: a value is not a number"),
+    ("one.txt", b"hello\n", "1 field"),
+    ("image.png", b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4, "neither a text embedding"),
+    ("empty.txt", b"", "is empty"),
+    ("broken.kv", b"\x80\x04\x95garbage", "could not be loaded"),
+    ("ragged.txt", b"a 1 2 3\nb 4 5 6\nc 7 8 9 10\n", "line 3: 4 values where the first line has 3"),
+    ("ragged_w2v.txt", b"2 3\na 1 2 3\nb 4 5\n", "line 3: 2 values where the first line has 3"),
+    # an extra *number* is a ragged row, not a word with a space (see test_words_with_spaces_as_in_glove_840b)
+    ("ragged2.txt", b"a 1 2 3\nb 4 5 6 7\n", "line 2: 4 values where the first line has 3"),
+    ("nan.txt", b"a 1 2 3\nb 4 nan 6\n", "line 2: the vector contains NaN or infinity"),
+    ("dup.txt", b"a 1 2 3\nb 4 5 6\na 7 8 9\n", "the word 'a' occurs twice"),
+]
+
+
+@pytest.mark.parametrize(("name", "content", "match"), BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_bad_file_gives_a_clear_error(tmp_path, name, content, match):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(EmbeddingFormatError, match=match):
         load_embedding(path, progress=False)
-    one = tmp_path / "one.txt"
-    one.write_text("hello\n")
-    with pytest.raises(EmbeddingFormatError, match="1 field"):
-        load_embedding(one, progress=False)
-
-
-def test_binary_that_is_not_an_embedding(tmp_path):
-    path = tmp_path / "image.png"
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
-    with pytest.raises(EmbeddingFormatError, match="neither a text embedding"):
-        load_embedding(path)
-
-
-def test_empty_file(tmp_path):
-    path = tmp_path / "empty.txt"
-    path.write_bytes(b"")
-    with pytest.raises(EmbeddingFormatError, match="is empty"):
-        load_embedding(path)
-
-
-def test_broken_pickle(tmp_path):
-    path = tmp_path / "broken.kv"
-    path.write_bytes(b"\x80\x04\x95garbage")
-    with pytest.raises(EmbeddingFormatError, match="could not be loaded"):
-        load_embedding(path)
+    assert not (tmp_path / f"{name}.kv").exists()  # nothing half-written is left as a cache
 
 
 def test_truncated_text_file(tmp_path, small):
@@ -253,17 +246,6 @@ def test_truncated_text_file(tmp_path, small):
     assert not (tmp_path / "trunc.txt.kv").exists()  # nothing half-written is left as a cache
 
 
-def test_inconsistent_row_lengths(tmp_path):
-    path = tmp_path / "ragged.txt"
-    path.write_text("a 1 2 3\nb 4 5 6\nc 7 8 9 10\n")
-    with pytest.raises(EmbeddingFormatError, match="line 3: 4 values where the first line has 3"):
-        load_embedding(path, progress=False)
-    w2v = tmp_path / "ragged_w2v.txt"
-    w2v.write_text("2 3\na 1 2 3\nb 4 5\n")
-    with pytest.raises(EmbeddingFormatError, match="line 3: 2 values where the first line has 3"):
-        load_embedding(w2v, progress=False)
-
-
 def test_words_with_spaces_as_in_glove_840b(tmp_path):
     # GloVe Common Crawl 840B (the paper's embedding) has a few tokens with spaces, e.g. ". . .";
     # the vector is the last d fields of the line (a naive split would call the file ragged)
@@ -273,25 +255,6 @@ def test_words_with_spaces_as_in_glove_840b(tmp_path):
     assert kv.index_to_key == [",", ". . .", "at name@domain.com", "cat"]
     np.testing.assert_array_equal(kv[". . ."], np.array([1, 2, 3], dtype=np.float32))
     np.testing.assert_array_equal(kv["cat"], np.array([7, 8, 9], dtype=np.float32))
-    # an extra *number* is still a ragged row, not a word with a space
-    ragged = tmp_path / "ragged2.txt"
-    ragged.write_text("a 1 2 3\nb 4 5 6 7\n")
-    with pytest.raises(EmbeddingFormatError, match="line 2: 4 values where the first line has 3"):
-        load_embedding(ragged, progress=False)
-
-
-def test_nan_in_text_file(tmp_path):
-    path = tmp_path / "nan.txt"
-    path.write_text("a 1 2 3\nb 4 nan 6\n")
-    with pytest.raises(EmbeddingFormatError, match="line 2: the vector contains NaN or infinity"):
-        load_embedding(path, progress=False)
-
-
-def test_duplicate_word_in_text_file(tmp_path):
-    path = tmp_path / "dup.txt"
-    path.write_text("a 1 2 3\nb 4 5 6\na 7 8 9\n")
-    with pytest.raises(EmbeddingFormatError, match="the word 'a' occurs twice"):
-        load_embedding(path, progress=False)
 
 
 def test_truncated_word2vec_binary(tmp_path, small):

@@ -3,7 +3,8 @@
 For each ``solutions/<assignment>/`` (found automatically; see ``conftest.py``):
 
 1. the solution notebook passes ``nbgrader.validator.Validator`` (not the CLI, whose exit code
-   is 0 even when tests fail) and runs top to bottom in under 60 s without network;
+   is 0 even when tests fail), which runs it top to bottom, hidden tests included, without network
+   (its time is recorded in the summary; the 60 s budget is measured by ``python -m benchmarks``);
 2. ``notebooks/<assignment>/`` is byte-identical to a fresh ``generate_assignment``;
 3. the released notebook fails every one of its autograded tests (read from the autograded
    untouched release, which is equivalent to ``Validator(invert=True)``, and saves a run);
@@ -11,7 +12,8 @@ For each ``solutions/<assignment>/`` (found automatically; see ``conftest.py``):
    marks, the untouched release to 0, and every mutant of ``tests/mutants/<assignment>.py``
    loses exactly the test cells listed in its ``fails``;
 5. no solution code or hidden-test text in ``notebooks/``; grade ids unique and descriptive;
-   no test cell writes to stderr on a correct answer.
+   no test cell writes to stderr on a correct answer;
+6. the points the text states (exercise headings, the introduction's total) are nbgrader's.
 
 Run one assignment with ``pytest tests/test_notebooks.py --assignment 01_cosine``; the timings
 are printed at the end.
@@ -24,9 +26,6 @@ import pytest
 
 import nbgrader_tools as nbt
 
-MAX_RUN_SECONDS = 60
-
-
 def _solution_paths(course, assignment):
     return [course.root / "solutions" / assignment / f"{n}.ipynb" for n in nbt.notebook_names(assignment, course.root)]
 
@@ -37,13 +36,12 @@ def _network_attempts(course) -> str:
 
 # 1 ------------------------------------------------------------------------------------------
 
-def test_solution_validates_and_runs_fast_offline(course, assignment, record):
+def test_solution_validates_offline(course, assignment, record):
     for path in _solution_paths(course, assignment):
         with nbt.Stopwatch() as t:
             result = nbt.validate(path, course.config)
         record(assignment, f"validate solution {path.name}", t)
         assert result == {}, f"{path.name}: nbgrader validation of the solution failed:\n{nbt.pretty(result)}"
-        assert t.wall < MAX_RUN_SECONDS, f"{path.name} took {t.wall:.0f} s to run (limit {MAX_RUN_SECONDS} s)"
     attempts = _network_attempts(course)
     assert not attempts, f"{assignment}: a notebook tried to use the network:\n{attempts}"
 
@@ -188,3 +186,48 @@ def test_test_cells_silent_on_correct_answer(round_trip):
         nb = nbt.read_nb(folder / f"{name}.ipynb")
         noisy = {nbt.grade_id(c): nbt.stderr_outputs(c)[:300] for c in nbt.test_cells(nb) if nbt.stderr_outputs(c)}
         assert not noisy, f"{name}.ipynb: test cells wrote to stderr on a correct answer (nbgrader scores that 0): {noisy}"
+
+
+# 6 ------------------------------------------------------------------------------------------
+
+_STATED = re.compile(r"\((\d+(?:\s*\+\s*\d+)*) points?\b")
+_TOTAL = re.compile(r"(?:[Gg]rad\w* \((\d+) points\)|:\s*(\d+) points\b)")  # "graded (10 points)", ": 10 points"
+
+
+def _stating_headings(nb) -> list[list]:
+    """``[heading, points stated, points of the graded cells under it]`` for every markdown heading
+    that states points; a heading's cells run to the next heading of its level or above."""
+    stating, open_sections = [], []  # open: [level, heading, stated or None, graded points]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.split("\n"):
+                level = len(line) - len(line.lstrip("#"))
+                if level and line[level:level + 1] == " ":
+                    open_sections = [s for s in open_sections if s[0] < level]
+                    m = _STATED.search(line)
+                    section = [level, line.strip(), sum(int(x) for x in m.group(1).split("+")) if m else None, 0]
+                    open_sections.append(section)
+                    if m:
+                        stating.append(section)
+        if nbt.nbgrader_meta(cell).get("grade"):
+            for s in open_sections:
+                s[3] += nbt.nbgrader_meta(cell).get("points", 0)
+    return [s[1:] for s in stating]
+
+
+def test_stated_points_match_the_metadata(assignment):
+    """What the text promises is what nbgrader grades: a heading that states points, e.g.
+    ``### Exercise 1 (3 points)`` or ``(2 + 1 points)``, states the sum of the ``points`` of the
+    graded cells under it, and a total stated in the introduction (``Grading (10 points)``,
+    ``...: 10 points``) is the notebook's total."""
+    for name in nbt.notebook_names(assignment):
+        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{name}.ipynb")
+        stating = _stating_headings(nb)
+        assert stating, f"{name}: no heading states the points of its exercise"
+        wrong = [f"{h!r} states {stated} points, its graded cells have {got}" for h, stated, got in stating
+                 if stated != got]
+        assert not wrong, f"{name}: " + "; ".join(wrong)
+        total = sum(nbt.nbgrader_meta(c).get("points", 0) for c in nbt.test_cells(nb, None))
+        intro = " ".join(c.source for c in nb.cells[:3] if c.cell_type == "markdown")
+        totals = {int(a or b) for a, b in _TOTAL.findall(intro)}
+        assert totals <= {total}, f"{name}: the introduction states {sorted(totals)} points in all, the metadata {total}"

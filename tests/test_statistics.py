@@ -1,4 +1,4 @@
-"""Unit tests of helpers.statistics (and of helpers.weat / helpers.wefat on GloVe 6B 50d).
+"""Unit tests of helpers.statistics (helpers.weat and helpers.wefat: test_weat.py, test_wefat.py).
 
 Every expected value here comes from outside the code under test: numbers worked out by hand
 (arithmetic in the comments), independent implementations written in the test (double loops of
@@ -14,57 +14,12 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from helpers import statistics as st
 from helpers.statistics import (
     association, cosine, cosine_matrix, differential_association, effect_size, effect_size_from_scores,
     permutation_test, wefat_association,
 )
 
-# ---------------------------------------------------------------------------------------------
-# Independent reference implementations (plain loops, no vectorisation, no helpers code)
-# ---------------------------------------------------------------------------------------------
-
-
-def ref_cos(u, v):
-    u, v = np.asarray(u, float), np.asarray(v, float)
-    return float(np.dot(u, v) / (np.sqrt(np.dot(u, u)) * np.sqrt(np.dot(v, v))))
-
-
-def ref_assoc(w, A, B):
-    """s(w,A,B) as the paper writes it: a double loop over the attribute words."""
-    return sum(ref_cos(w, a) for a in A) / len(A) - sum(ref_cos(w, b) for b in B) / len(B)
-
-
-def ref_effect(X, Y, A, B, ddof=1):
-    sx = [ref_assoc(x, A, B) for x in X]
-    sy = [ref_assoc(y, A, B) for y in Y]
-    pooled = sx + sy
-    m = sum(pooled) / len(pooled)
-    sd = sqrt(sum((v - m) ** 2 for v in pooled) / (len(pooled) - ddof))
-    return (sum(sx) / len(sx) - sum(sy) / len(sy)) / sd
-
-
-def brute_force_p(sx, sy, alternative="greater", tol=1e-9):
-    """Count all equal-size splits of X u Y (the observed one included); ties count as extreme."""
-    pooled = list(sx) + list(sy)
-    n, total = len(sx), sum(pooled)
-    observed = sum(sx) - sum(sy)
-    count = splits = 0
-    for idx in itertools.combinations(range(len(pooled)), n):
-        sub = sum(pooled[i] for i in idx)
-        stat = sub - (total - sub)
-        splits += 1
-        if alternative == "greater":
-            count += stat >= observed - tol
-        elif alternative == "less":
-            count += stat <= observed + tol
-        else:
-            count += abs(stat) >= abs(observed) - tol
-    return count / splits, splits
-
-
-def random_set(rng, n, d=5):
-    return rng.normal(size=(n, d))
+from reference import brute_force_p, random_set, ref_assoc, ref_cos, ref_effect
 
 
 # ---------------------------------------------------------------------------------------------
@@ -580,155 +535,6 @@ def test_non_numeric_vectors_rejected():
         association([["a", "b"]], [[1.0, 0.0]], [[0.0, 1.0]])
     with pytest.raises(ValueError, match="two vectors"):
         cosine(np.ones((2, 2)), np.ones(2))
-
-
-# ---------------------------------------------------------------------------------------------
-# Whole tests on the embedded GloVe 6B 50d: helpers.weat and helpers.wefat
-# ---------------------------------------------------------------------------------------------
-
-from helpers.embeddings import load_default  # noqa: E402
-from helpers.weat import run_table1, run_weat, trim_to_equal  # noqa: E402
-from helpers.wefat import run_wefat_names, run_wefat_occupations  # noqa: E402
-from helpers.wordsets import weat_test  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def kv():
-    return load_default()
-
-
-def glove_vec(kv, word):
-    return np.asarray(kv[word.lower()], dtype=np.float64)
-
-
-def test_run_weat_matches_independent_computation_on_glove(kv):
-    # WEAT 6 (8 + 8 words, all in GloVe 6B): effect size by double loops, p by brute force
-    t = weat_test(6)
-    X, Y, A, B = ([glove_vec(kv, w) for w in s.words] for s in (t.target_x, t.target_y, t.attribute_a, t.attribute_b))
-    res = run_weat(kv, t.target_x.words, t.target_y.words, t.attribute_a.words, t.attribute_b.words)
-    assert res.method == "exact" and res.n_resamples == comb(16, 8) == 12870
-    assert res.missing_words == [] and res.trimmed_words == []
-    assert res.effect_size == pytest.approx(ref_effect(X, Y, A, B, ddof=1), abs=1e-9)
-    sx = [ref_assoc(x, A, B) for x in X]
-    sy = [ref_assoc(y, A, B) for y in Y]
-    assert res.statistic == pytest.approx(sum(sx) - sum(sy), abs=1e-9)
-    want_p, _ = brute_force_p(sx, sy)
-    assert res.pvalue == pytest.approx(want_p, abs=1e-12)
-    res0 = run_weat(kv, t.target_x.words, t.target_y.words, t.attribute_a.words, t.attribute_b.words, ddof=0)
-    assert res0.effect_size == pytest.approx(ref_effect(X, Y, A, B, ddof=0), abs=1e-9)
-
-
-def test_run_weat_oov_rule_drops_reports_and_trims(kv):
-    # WEAT 1: "gladiola" is not in GloVe 6B -> dropped and reported; one insect trimmed at random
-    t = weat_test(1)
-    args = (t.target_x.words, t.target_y.words, t.attribute_a.words, t.attribute_b.words)
-    res = run_weat(kv, *args, rng=0, n_resamples=2000)
-    assert res.missing_words == ["gladiola"]
-    assert "gladiola" not in res.x_words
-    assert len(res.x_words) == len(res.y_words) == 24
-    assert len(res.trimmed_words) == 1
-    assert res.trimmed_words[0] in t.target_y.words and res.trimmed_words[0] not in res.y_words
-    assert sorted(res.y_words + res.trimmed_words) == sorted(t.target_y.words)
-    assert res.y_words == [w for w in t.target_y.words if w not in res.trimmed_words]  # order kept
-    # seeded and reproducible
-    again = run_weat(kv, *args, rng=0, n_resamples=2000)
-    assert again.trimmed_words == res.trimmed_words and again.pvalue == res.pvalue
-    # the choice is random: different seeds drop different insects
-    dropped = {run_weat(kv, *args, rng=s, n_resamples=10).trimmed_words[0] for s in range(12)}
-    assert len(dropped) > 1
-
-
-def test_run_weat_oov_in_y_trims_x(kv):
-    X = ["rose", "tulip", "daisy", "lily"]
-    Y = ["ant", "flea", "zzqxjunkword", "qqwwyyzz"]
-    A, B = ["love", "peace", "happy"], ["death", "murder", "filth"]
-    res = run_weat(kv, X, Y, A, B, rng=1)
-    assert res.missing_words == ["zzqxjunkword", "qqwwyyzz"]
-    assert len(res.x_words) == len(res.y_words) == 2
-    assert len(res.trimmed_words) == 2 and set(res.trimmed_words) <= set(X)
-    assert set(res.x_words) | set(res.trimmed_words) == set(X)
-
-
-def test_trim_to_equal_is_seeded():
-    x, y = list("abcdefgh"), list("xyz")
-    a = trim_to_equal(x, y, np.random.default_rng(4))
-    b = trim_to_equal(x, y, np.random.default_rng(4))
-    assert a == b
-    kept, same_y, dropped = a
-    assert same_y == y and len(kept) == 3 and len(dropped) == 5 and sorted(kept + dropped) == x
-    assert trim_to_equal(y, y[::-1], np.random.default_rng(0)) == (y, y[::-1], [])
-
-
-def test_run_weat_bad_input(kv):
-    A, B = ["love", "peace"], ["death", "filth"]
-    with pytest.raises(ValueError, match=r"\['rose'\] appear\(s\) in both target sets X and Y"):
-        run_weat(kv, ["rose", "tulip"], ["rose", "ant"], A, B)
-    with pytest.raises(ValueError, match="both attribute sets"):
-        run_weat(kv, ["rose"], ["ant"], ["love", "death"], ["death"])
-    with pytest.raises(ValueError, match="target set X is empty"):
-        run_weat(kv, [], ["ant"], A, B)
-    with pytest.raises(ValueError, match="more than once"):
-        run_weat(kv, ["rose", "rose"], ["ant", "flea"], A, B)
-    with pytest.raises(KeyError, match="zzqxjunkword"):
-        run_weat(kv, ["rose", "zzqxjunkword"], ["ant", "flea"], A, B, on_missing="raise")
-    with pytest.raises(ValueError, match="None of the words of set Y"):
-        run_weat(kv, ["rose"], ["zzqxjunkword"], A, B)
-    with pytest.raises(TypeError, match="single string"):
-        run_weat(kv, "rose", ["ant"], A, B)
-    with pytest.raises(ValueError, match="alternative must be one of"):
-        run_weat(kv, ["rose", "tulip"], ["ant", "flea"], A, B, alternative="larger")
-    with pytest.raises(ValueError, match="n_resamples must be a positive"):
-        run_weat(kv, ["rose", "tulip"], ["ant", "flea"], A, B, n_resamples=0)
-
-
-def test_run_table1_all_ten_in_the_papers_direction(kv):
-    results = run_table1(kv, n_resamples=20_000, seed=0)
-    assert [r.test_id for r in results] == list(range(1, 11))
-    for r in results:
-        spec = weat_test(r.test_id)
-        assert r.effect_size > 0, r
-        assert r.pvalue < 0.05, r
-        assert len(r.x_words) == len(r.y_words)
-        # set sizes: Table 1's N_T minus what GloVe 6B lacks (only gladiola, in WEAT 1)
-        assert len(r.x_words) == spec.paper["n_target"] - (1 if r.test_id == 1 else 0)
-        if r.method == "sampled":
-            assert r.n_resamples == 20_000 and r.pvalue >= 1 / 20_001
-        else:
-            assert r.n_resamples == comb(2 * len(r.x_words), len(r.x_words))
-    again = run_table1(kv, n_resamples=20_000, seed=0)
-    assert [r.pvalue for r in again] == [r.pvalue for r in results]
-
-
-def test_wefat_occupations_on_glove(kv):
-    res = run_wefat_occupations(kv)
-    assert res.n == 50 and res.missing_words == []
-    assert res.pearson_r > 0 and res.p_value < 1e-4
-    # independent: Pearson r of the normalised association (loop) with % women
-    A = [glove_vec(kv, w) for w in ("female", "woman", "girl", "sister", "she", "her", "hers", "daughter")]
-    B = [glove_vec(kv, w) for w in ("male", "man", "boy", "brother", "he", "him", "his", "son")]
-    scores = []
-    for w in res.words:
-        v = glove_vec(kv, w)
-        scores.append(ref_assoc(v, A, B) / np.std([ref_cos(v, x) for x in A + B], ddof=1))
-    np.testing.assert_allclose(res.scores, scores, atol=1e-9)
-    assert res.pearson_r == pytest.approx(np.corrcoef(scores, res.values)[0, 1], abs=1e-9)
-
-
-def test_wefat_names_on_glove_after_namelike_filter(kv):
-    res = run_wefat_names(kv)
-    assert res.missing_words == []
-    assert res.n == 40 and len(res.filtered_words) == 10  # 20% of 50 dropped
-    assert not set(res.filtered_words) & set(res.words)
-    assert res.pearson_r > 0 and res.p_value < 1e-4
-    # the filtered names are the 10 least similar to the centroid of the 50 unit vectors
-    from helpers.wordsets import wefat_names
-    names, _ = wefat_names()
-    U = np.array([glove_vec(kv, w) for w in names])
-    U /= np.linalg.norm(U, axis=1, keepdims=True)
-    c = U.mean(axis=0)
-    sim = U @ c / np.linalg.norm(c)
-    least = {names[i] for i in np.argsort(sim)[:10]}
-    assert least == set(res.filtered_words)
 
 
 def test_sampled_splits_are_uniform_over_all_subsets():

@@ -1,93 +1,25 @@
-"""Known-wrong answers to 01_cosine that the autograder must catch (see CONTRIBUTING.md).
+"""Known-wrong answers to 01_cosine that the autograder must catch (format: CONTRIBUTING.md, "Mutants")."""
 
-Each mutant replaces the solution cell ``cell`` with ``source``; after autograding, the test
-cells in ``fails`` must lose their points and every other test cell must keep full marks.
-"""
+_ZERO_CHECK = ("    if norm_u == 0 or norm_v == 0:\n"
+               '        raise ValueError("The cosine is undefined for a zero vector.")\n')
+_IMPORT_REFERENCE = ("from helpers.statistics import cosine as reference_cosine\n"
+                     "\n"
+                     "\n"
+                     "def cosine(u, v):")
+_CALL_INSIDE = ("import helpers.statistics\n"
+                "    return helpers.statistics.cosine(u, v)")
 
+# One mutant per line: its name, the solution cell it changes, the test cells that must lose their
+# points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
-    {
-        "name": "cosine without normalising (raw dot product)",
-        "cell": "cosine_solution",
-        "source": '''
-def cosine(u, v):
-    u = np.asarray(u, dtype=float)
-    v = np.asarray(v, dtype=float)
-    if u.shape != v.shape:
-        raise ValueError("different lengths")
-    if not u.any() or not v.any():
-        raise ValueError("zero vector")
-    return float(u @ v)
-''',
-        "fails": ["cosine_tests"],
-    },
-    {
-        "name": "cosine returns nan for a zero vector instead of raising",
-        "cell": "cosine_solution",
-        "source": '''
-def cosine(u, v):
-    u = np.asarray(u, dtype=float)
-    v = np.asarray(v, dtype=float)
-    if u.shape != v.shape:
-        raise ValueError("different lengths")
-    return float(u @ v / (np.linalg.norm(u) * np.linalg.norm(v)))
-''',
-        "fails": ["cosine_tests"],
-    },
-    {
-        "name": "cosine calls the course's reference implementation",
-        "cell": "cosine_solution",
-        "source": '''
-from helpers.statistics import cosine as reference_cosine
-
-
-def cosine(u, v):
-    return reference_cosine(u, v)
-''',
-        "fails": ["cosine_tests"],
-    },
-    {
-        "name": "cosine imports the reference implementation inside the function",
-        "cell": "cosine_solution",
-        "source": '''
-def cosine(u, v):
-    import helpers.statistics
-    return helpers.statistics.cosine(u, v)
-''',
-        # helpers.checks.check_own_work does not see this one; the hidden test's spy on
-        # helpers.statistics does
-        "fails": ["cosine_tests"],
-    },
-    {
-        "name": "unit_rows divides by the column lengths (axis=0)",
-        "cell": "unit_rows_solution",
-        "source": '''
-def unit_rows(M):
-    M = np.asarray(M, dtype=float)
-    lengths = np.linalg.norm(M, axis=0, keepdims=True)
-    if np.any(np.linalg.norm(M, axis=1) == 0):
-        raise ValueError("zero row")
-    return M / lengths
-''',
-        # cosine_matrix is built on unit_rows, so its values are wrong too; the vectorised check
-        # looks only at the shape and the code, so it keeps its point
-        "fails": ["unit_rows_tests", "cosine_matrix_tests"],
-    },
-    {
-        "name": "cosine_matrix with a Python loop (right values)",
-        "cell": "cosine_matrix_solution",
-        "source": '''
-def cosine_matrix(U, V):
-    return np.array([[cosine(u, v) for v in np.asarray(V, dtype=float)] for u in np.asarray(U, dtype=float)])
-''',
-        "fails": ["cosine_matrix_vectorised_tests"],
-    },
-    {
-        "name": "cosine_matrix without normalising (U @ V.T)",
-        "cell": "cosine_matrix_solution",
-        "source": '''
-def cosine_matrix(U, V):
-    return np.asarray(U, dtype=float) @ np.asarray(V, dtype=float).T
-''',
-        "fails": ["cosine_matrix_tests"],
-    },
+    {"name": "cosine without normalising (raw dot product)", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("return float(u @ v / (norm_u * norm_v))", "return float(u @ v)")]},
+    {"name": "cosine returns nan for a zero vector instead of raising", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [(_ZERO_CHECK, "")]},
+    {"name": "cosine calls the course's reference implementation", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("def cosine(u, v):", _IMPORT_REFERENCE), ("return float(u @ v / (norm_u * norm_v))", "return reference_cosine(u, v)")]},
+    # only the hidden test's run-time spy on helpers.statistics sees this one
+    {"name": "cosine imports the reference implementation inside the function", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("return float(u @ v / (norm_u * norm_v))", _CALL_INSIDE)]},
+    # cosine_matrix is built on unit_rows, so its values are wrong too; the vectorised check
+    # looks only at the shape and the code, so it keeps its point
+    {"name": "unit_rows divides by the column lengths (axis=0)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M, axis=0, keepdims=True)"), ("if np.any(lengths == 0):", "if np.any(np.linalg.norm(M, axis=1) == 0):")]},
+    {"name": "cosine_matrix with a Python loop (right values)", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_vectorised_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return np.array([[cosine(u, v) for v in V] for u in U])")]},
+    {"name": "cosine_matrix without normalising (U @ V.T)", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return U @ V.T")]},
 ]

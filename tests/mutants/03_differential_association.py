@@ -1,134 +1,33 @@
-"""Known-wrong answers for 03_differential_association: the nbgrader round trip must catch each of them.
+"""Known-wrong answers to 03_differential_association that the autograder must catch (format: CONTRIBUTING.md, "Mutants")."""
 
-Each mutant replaces the source of one solution cell (``cell``); the test cells listed in
-``fails`` must lose their points and every other test cell must keep full marks.
-"""
+_SUMS = "return float(scores_x.sum() - scores_y.sum())"
+_DIRECTION = "return unit_rows(A).mean(axis=0) - unit_rows(B).mean(axis=0)"
+_TARGETS = "target_difference = unit_rows(X).sum(axis=0) - unit_rows(Y).sum(axis=0)"
+_CENTROID_RETURN = "return float(target_difference @ attribute_direction(A, B))"
+_SIZE_CHECK = ("    if len(X) != len(Y):\n"
+               '        raise ValueError(f"X and Y must have the same number of words, but X has {len(X)} and Y has {len(Y)}.")\n')
+_DOT_PRODUCTS_X = ("A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)\n"
+                   "    scores_x = (X @ A.T).mean(axis=1) - (X @ B.T).mean(axis=1)")
+_IMPORT_REFERENCE = ("import helpers.statistics as st\n"
+                     "\n"
+                     "def differential_association(")
+_UNIT_DIRECTION = ("d = unit_rows(A).mean(axis=0) - unit_rows(B).mean(axis=0)\n"
+                   "    return d / np.linalg.norm(d)")
+_IMPORT_MODULE = ("import helpers.statistics\n"
+                  "\n"
+                  "def differential_association_centroid(")
 
+# One mutant per line: its name, the solution cell it changes, the test cells that must lose their
+# points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
-    {
-        "name": "differential association with means of the per-word scores instead of sums",
-        "cell": "differential_association",
-        "source": '''def differential_association(X, Y, A, B):
-    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
-    if len(X) != len(Y):
-        raise ValueError(f"X has {len(X)} words and Y has {len(Y)}")
-    if len(X) == 0 or len(A) == 0 or len(B) == 0:
-        raise ValueError("empty set")
-    return float(association(X, A, B).mean() - association(Y, A, B).mean())
-''',
-        "fails": ["differential_association_tests"],
-    },
-    {
-        "name": "differential association without the equal-size check",
-        "cell": "differential_association",
-        "source": '''def differential_association(X, Y, A, B):
-    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
-    if len(X) == 0 or len(Y) == 0 or len(A) == 0 or len(B) == 0:
-        raise ValueError("empty set")
-    return float(association(X, A, B).sum() - association(Y, A, B).sum())
-''',
-        "fails": ["differential_association_tests"],
-    },
-    {
-        "name": "differential association with plain dot products (vectors not normalised)",
-        "cell": "differential_association",
-        "source": '''def differential_association(X, Y, A, B):
-    X, Y, A, B = (np.asarray(v, dtype=float) for v in (X, Y, A, B))
-    if len(X) != len(Y):
-        raise ValueError(f"X has {len(X)} words and Y has {len(Y)}")
-    if len(X) == 0 or len(A) == 0 or len(B) == 0:
-        raise ValueError("empty set")
-    return float(((X @ A.T).mean(axis=1) - (X @ B.T).mean(axis=1)).sum()
-                 - ((Y @ A.T).mean(axis=1) - (Y @ B.T).mean(axis=1)).sum())
-''',
-        "fails": ["differential_association_tests"],
-    },
-    {
-        "name": "differential association that calls the course's reference implementation",
-        "cell": "differential_association",
-        "source": '''import helpers.statistics as st
-
-def differential_association(X, Y, A, B):
-    if len(X) == 0 or len(Y) == 0 or len(A) == 0 or len(B) == 0:
-        raise ValueError("empty set")
-    return st.differential_association(X, Y, A, B)
-''',
-        "fails": ["differential_association_tests"],
-    },
-    {
-        "name": "attribute direction from the means of the raw attribute vectors (not normalised)",
-        "cell": "attribute_direction",
-        "source": '''def attribute_direction(A, B):
-    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
-    if len(A) == 0 or len(B) == 0:
-        raise ValueError("empty attribute set")
-    return A.mean(axis=0) - B.mean(axis=0)
-''',
-        "fails": ["attribute_direction_tests", "differential_association_centroid_tests"],
-    },
-    {
-        "name": "attribute direction rescaled to unit length",
-        "cell": "attribute_direction",
-        "source": '''def attribute_direction(A, B):
-    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
-    if len(A) == 0 or len(B) == 0:
-        raise ValueError("empty attribute set")
-    d = unit_rows(A).mean(axis=0) - unit_rows(B).mean(axis=0)
-    return d / np.linalg.norm(d)
-''',
-        "fails": ["attribute_direction_tests", "differential_association_centroid_tests"],
-    },
-    {
-        "name": "centroid form with the raw target vectors (not normalised)",
-        "cell": "differential_association_centroid",
-        "source": '''def differential_association_centroid(X, Y, A, B):
-    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
-    if len(X) != len(Y):
-        raise ValueError(f"X has {len(X)} words and Y has {len(Y)}")
-    if len(X) == 0:
-        raise ValueError("empty target sets")
-    return float((X.sum(axis=0) - Y.sum(axis=0)) @ attribute_direction(A, B))
-''',
-        "fails": ["differential_association_centroid_tests"],
-    },
-    {
-        "name": "centroid form with the means of the target vectors instead of their sums",
-        "cell": "differential_association_centroid",
-        "source": '''def differential_association_centroid(X, Y, A, B):
-    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
-    if len(X) != len(Y):
-        raise ValueError(f"X has {len(X)} words and Y has {len(Y)}")
-    if len(X) == 0:
-        raise ValueError("empty target sets")
-    return float((unit_rows(X).mean(axis=0) - unit_rows(Y).mean(axis=0)) @ attribute_direction(A, B))
-''',
-        "fails": ["differential_association_centroid_tests"],
-    },
-    {
-        "name": "centroid exercise answered with the per-word associations instead of the centroid form",
-        "cell": "differential_association_centroid",
-        "source": '''def differential_association_centroid(X, Y, A, B):
-    X, Y = np.asarray(X, dtype=float), np.asarray(Y, dtype=float)
-    if len(X) != len(Y):
-        raise ValueError(f"X has {len(X)} words and Y has {len(Y)}")
-    if len(X) == 0:
-        raise ValueError("empty target sets")
-    return float(association(X, A, B).sum() - association(Y, A, B).sum())
-''',
-        "fails": ["differential_association_centroid_tests"],
-    },
-    {
-        "name": "centroid exercise answered through the full module path of the reference (only the run-time spy sees it)",
-        "cell": "differential_association_centroid",
-        "source": '''import helpers.statistics
-
-def differential_association_centroid(X, Y, A, B):
-    if len(X) != len(Y):
-        raise ValueError(f"X has {len(X)} words and Y has {len(Y)}")
-    if len(X) == 0:
-        raise ValueError("empty target sets")
-    return helpers.statistics.differential_association(X, Y, A, B)
-''',
-        "fails": ["differential_association_centroid_tests"],
-    },
+    {"name": "differential association with means of the per-word scores instead of sums", "cell": "differential_association", "fails": ["differential_association_tests"], "replace": [(_SUMS, "return float(scores_x.mean() - scores_y.mean())")]},
+    {"name": "differential association without the equal-size check", "cell": "differential_association", "fails": ["differential_association_tests"], "replace": [(_SIZE_CHECK, "")]},
+    {"name": "differential association with plain dot products (vectors not normalised)", "cell": "differential_association", "fails": ["differential_association_tests"], "replace": [("scores_x = cosine_matrix(X, A).mean(axis=1) - cosine_matrix(X, B).mean(axis=1)", _DOT_PRODUCTS_X), ("scores_y = cosine_matrix(Y, A).mean(axis=1) - cosine_matrix(Y, B).mean(axis=1)", "scores_y = (Y @ A.T).mean(axis=1) - (Y @ B.T).mean(axis=1)")]},
+    {"name": "differential association that calls the course's reference implementation", "cell": "differential_association", "fails": ["differential_association_tests"], "replace": [("def differential_association(", _IMPORT_REFERENCE), (_SUMS, "return st.differential_association(X, Y, A, B)")]},
+    {"name": "attribute direction from the means of the raw attribute vectors (not normalised)", "cell": "attribute_direction", "fails": ["attribute_direction_tests", "differential_association_centroid_tests"], "replace": [(_DIRECTION, "return A.mean(axis=0) - B.mean(axis=0)")]},
+    {"name": "attribute direction rescaled to unit length", "cell": "attribute_direction", "fails": ["attribute_direction_tests", "differential_association_centroid_tests"], "replace": [(_DIRECTION, _UNIT_DIRECTION)]},
+    {"name": "centroid form with the raw target vectors (not normalised)", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_TARGETS, "target_difference = X.sum(axis=0) - Y.sum(axis=0)")]},
+    {"name": "centroid form with the means of the target vectors instead of their sums", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_TARGETS, "target_difference = unit_rows(X).mean(axis=0) - unit_rows(Y).mean(axis=0)")]},
+    {"name": "centroid exercise answered with the per-word associations instead of the centroid form", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_CENTROID_RETURN, "return float(association(X, A, B).sum() - association(Y, A, B).sum())")]},
+    {"name": "centroid exercise answered through the full module path of the reference (only the run-time spy sees it)", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [("def differential_association_centroid(", _IMPORT_MODULE), (_CENTROID_RETURN, "return helpers.statistics.differential_association(X, Y, A, B)")]},
 ]
