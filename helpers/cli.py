@@ -20,7 +20,8 @@ def _fmt_p(p) -> str:
 
 
 def replicate(embedding: str | None = None, *, n_resamples: int = 100_000, seed: int = 0, ddof: int = 1,
-              out: str | None = None, progress: bool = True, fmt: str = "png", dpi: int = 120) -> dict:
+              out: str | None = None, progress: bool = True, fmt: str = "png", dpi: int = 120,
+              extended: bool = False) -> dict:
     """Run the ten WEATs of Table 1 and both WEFATs of Caliskan, Bryson & Narayanan (Science 2017).
 
     Parameters
@@ -42,12 +43,15 @@ def replicate(embedding: str | None = None, *, n_resamples: int = 100_000, seed:
         File format of the figures.
     dpi : int
         Resolution of PNG figures, in dots per inch.
+    extended : bool
+        Also the lexicon WEATs of notebook 10 (:func:`helpers.lexicon.lexicon_json`), under ``lexicon``.
 
     Returns
     -------
     dict
         The JSON-ready results: ``embedding``, ``n_resamples``, ``seed``, ``ddof``, ``weat`` (one
-        dict per test) and ``wefat`` (``occupations`` and ``names``); see README.md.
+        dict per test), ``wefat`` (``occupations`` and ``names``) and, with ``extended``, ``lexicon``;
+        see README.md.
     """
     from .embeddings import DEFAULT_NAME, load_embedding
     from .weat import run_table1
@@ -77,6 +81,9 @@ def replicate(embedding: str | None = None, *, n_resamples: int = 100_000, seed:
         "wefat": {k: {"n": w.n, "pearson_r": w.pearson_r, "pvalue": w.pvalue, "paper_pearson_r": paper[k]["pearson_r"]}
                   for k, w in (("occupations", occ), ("names", names))},
     }
+    if extended:
+        from .lexicon import lexicon_json
+        doc["lexicon"] = lexicon_json(kv, seed=seed)
     if out:
         _figures(Path(out), results, specs, occ, names, paper, fmt=fmt, dpi=dpi)
     return doc
@@ -149,6 +156,9 @@ def format_report(doc: dict) -> str:
     lines += ["", "The paper used GloVe Common Crawl 840B (300 d, cased). Our p count permutations ((k+1)/(B+1))",
               "or enumerate all splits (exact). The paper's smallest P (1e-07, 1e-08) are below what counting",
               "100,000 splits can give; a normal approximation reaches them (our inference, not the paper's word)."]
+    if "lexicon" in doc:
+        from .lexicon import format_lexicon
+        lines.append(format_lexicon(doc["lexicon"]))
     return "\n".join(lines)
 
 
@@ -232,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                      help="file format of the figures (default png; svg and pdf are vector graphics)")
     rep.add_argument("--dpi", type=int, default=120, metavar="N", help="resolution of PNG figures (default 120)")
     rep.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    rep.add_argument("--extended", action="store_true", help="also the lexicon WEATs of notebook 10 (Empath "
+                     "categories, large SSA name lists, before and after projecting the gender direction out)")
     gr = sub.add_parser("grade", help="instructors: autograde every submission in submitted/, write feedback "
                         "and grades.csv (run from the course root)")
     gr.add_argument("assignments", nargs="*", help="assignment names (default: every assignment in solutions/)")
@@ -259,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--dpi must be a positive number")
     try:
         doc = replicate(args.embedding, n_resamples=args.n_resamples, seed=args.seed, ddof=args.ddof,
-                        out=args.out, progress=not args.quiet, fmt=args.fmt, dpi=args.dpi)
+                        out=args.out, progress=not args.quiet, fmt=args.fmt, dpi=args.dpi,
+                        extended=args.extended)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc  # KeyError quotes its text
         print(f"error: {message}", file=sys.stderr)

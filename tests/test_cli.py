@@ -229,3 +229,34 @@ def test_dpi_sets_the_png_resolution(tmp_path):
 def test_bad_figure_options_rejected(args, message):
     proc = run_cli("replicate", *args)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr and message in proc.stderr
+def test_extended_adds_the_lexicon_weats(replicated, tmp_path):
+    """--extended: the documented "lexicon" key, before/after projection, paper and SSA names, and a printed section."""
+    from helpers import lexicon as lx
+
+    out_json = tmp_path / "ext.json"
+    proc = run_cli("replicate", "--extended", "--json", out_json, "--n-resamples", 200, "--seed", 0)
+    assert proc.returncode == 0, proc.stderr
+    assert "Lexicon WEATs" in proc.stdout and "himself-herself" in proc.stdout
+    doc = json.loads(out_json.read_text())
+    assert set(doc) == TOP_KEYS | {"lexicon"}
+    lex = doc["lexicon"]
+    assert {"lexicon", "names", "n_names", "n_boot", "seed", "direction", "tests"} <= set(lex)
+    keys = {"key", "row", "targets", "attribute_a", "attribute_b", "projected", "n_x", "n_y", "n_a", "n_b",
+            "effect_size", "interval", "missing"}
+    assert all(set(t) == keys for t in lex["tests"])
+    have = {(t["key"], t["targets"], t["projected"]) for t in lex["tests"]}
+    for key in ("6", "6s"):
+        for targets in ("paper", "ssa"):
+            assert {(key, targets, False), (key, targets, True)} <= have
+    for t in lex["tests"]:
+        assert t["interval"][0] <= t["effect_size"] <= t["interval"][1] or t["n_x"] <= 8
+        if t["targets"] == "ssa":
+            assert t["n_x"] == t["n_y"] == lex["n_names"]
+    # the same numbers as the library, independently of the CLI
+    kv = load_default()
+    ref = lx.lexicon_weat(kv, weat_tests()[5].target_x.used_by_paper, weat_tests()[5].target_y.used_by_paper,
+                          lx.empath_category("work", kv.key_to_index)[0], lx.empath_category("family", kv.key_to_index)[0],
+                          n_boot=10, rng=0)
+    row6 = next(t for t in lex["tests"] if (t["key"], t["targets"], t["projected"]) == ("6", "paper", False))
+    assert row6["effect_size"] == pytest.approx(ref.effect_size, rel=1e-12)
+    assert "lexicon" not in json.loads(replicated[1].read_text())   # only with --extended

@@ -1,0 +1,470 @@
+r"""Lexicon WEATs: Table 1's targets against large attribute lists from a lexicon, and large name lists.
+
+Sutton, Lansdall-Welfare & Cristianini, "Biased Embeddings from Wild Data: Measuring, Understanding
+and Removing", Advances in Intelligent Data Analysis XVII (IDA 2018; details as we read them),
+doi:10.1007/978-3-030-01768-2_27, keep the target words of Table 1 of Caliskan, Bryson & Narayanan
+(Science 2017) but take the attribute words from categories of the LIWC lexicon ("LIWC-WEAT"), replace
+the 8 + 8 gendered names by large lists of baby names, and repeat the gender tests after projecting a
+gender direction out of the embedding (their Experiment 3). LIWC is proprietary; the course uses the
+open Empath lexicon (``data/empath_categories.csv``) and U.S. Social Security Administration name
+counts (``data/ssa_names.csv``), both derived by ``scripts/derive_data.py`` (see ``data/SOURCES.md``).
+
+The effect size is the WEAT's (:func:`helpers.statistics.effect_size`, means over each set, so sets
+of different sizes are fine); the interval is the word bootstrap of notebook 9
+(:func:`bootstrap_effect_sizes`); the projection is notebook 8's (:func:`project_out`).
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Container, Sequence
+
+import numpy as np
+
+from . import statistics as st
+from .embeddings import lookup
+from .wordsets import data_dir, weat_test
+
+__all__ = ["load_lexicon", "empath_category", "ssa_names", "gendered_names", "bootstrap_effect_sizes",
+           "gender_direction", "project_out", "LexiconResult", "lexicon_weat", "LEXICON_TESTS",
+           "PAPER_DIRECTION", "run_lexicon_tests"]
+
+#: Table 1 row -> (Empath category for attribute A, for attribute B). The researcher's choice: each
+#: pair is the closest Empath category to the paper's attribute list, as Sutton et al. matched LIWC's.
+#: Key ``"6s"``: row 6's male and female names with sentiment (Sutton et al., Sec. III-B4).
+LEXICON_TESTS: dict[str, tuple[int, str, str]] = {
+    "1": (1, "positive_emotion", "negative_emotion"),
+    "2": (2, "positive_emotion", "negative_emotion"),
+    "3": (3, "positive_emotion", "negative_emotion"),
+    "4": (4, "positive_emotion", "negative_emotion"),
+    "6": (6, "work", "family"),
+    "6s": (6, "positive_emotion", "negative_emotion"),
+    "7": (7, "masculine", "feminine"),
+    "8": (8, "masculine", "feminine"),
+}
+
+#: The gender direction Sutton et al. selected (Sec. III-D1): the difference of "himself" and "herself".
+PAPER_DIRECTION = (("himself", "herself"),)
+
+
+def load_lexicon(path, category: str, vocabulary: Container[str]) -> tuple[list[str], list[str]]:
+    """Read one category of a ``category,word`` CSV lexicon and split it by the vocabulary.
+
+    Words are stripped and lower-cased (the lexicon is matched against an uncased embedding such as
+    GloVe 6B); a word listed twice in the category counts once (its first occurrence); order is the
+    file's. A word is *found* when its lower-cased form is in ``vocabulary``, else *missing*
+    (out-of-vocabulary words are dropped from the test and reported, the rule of notebook 6).
+
+    Parameters
+    ----------
+    path : str or path-like
+        CSV file with a header row ``category,word`` and one word per row.
+    category : str
+        The category to read, matched exactly (e.g. ``"positive_emotion"``).
+    vocabulary : container of str
+        E.g. ``kv.key_to_index`` or a set of words.
+
+    Returns
+    -------
+    (found, missing) : two lists of lower-case words, in the file's order, without repeats.
+
+    Raises
+    ------
+    ValueError
+        when ``category`` is not in the file (the message lists the categories it has) or when
+        none of its words is in the vocabulary.
+    """
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    words = [r["word"].strip().lower() for r in rows if r["category"] == category]
+    if not words:
+        have = sorted({r["category"] for r in rows})
+        raise ValueError(f"No category {category!r} in {path}; it has: {', '.join(have)}.")
+    words = list(dict.fromkeys(w for w in words if w))
+    found = [w for w in words if w in vocabulary]
+    missing = [w for w in words if w not in vocabulary]
+    if not found:
+        raise ValueError(f"None of the {len(words)} words of {category!r} is in the vocabulary.")
+    return found, missing
+
+
+def empath_category(category: str, vocabulary: Container[str]) -> tuple[list[str], list[str]]:
+    """One Empath category from ``data/empath_categories.csv``: :func:`load_lexicon` on the course's file.
+
+    Parameters
+    ----------
+    category : str
+        An Empath category name (see ``data/SOURCES.md`` for the 15 the course keeps).
+    vocabulary : container of str
+
+    Returns
+    -------
+    (found, missing) : as :func:`load_lexicon`.
+
+    Raises
+    ------
+    ValueError
+        as :func:`load_lexicon`.
+    """
+    return load_lexicon(data_dir() / "empath_categories.csv", category, vocabulary)
+
+
+@lru_cache(maxsize=1)
+def ssa_names() -> tuple[tuple[str, int, float], ...]:
+    """The 5,000 first names with the most U.S. births 1950-2015 (SSA data), most births first.
+
+    Returns
+    -------
+    tuple of (name, births, share_female), names lower-case; ``share_female`` is female births /
+    all births of the name in 1950-2015.
+    """
+    with open(Path(data_dir()) / "ssa_names.csv", encoding="utf-8", newline="") as fh:
+        return tuple((r["name"], int(r["births"]), float(r["share_female"])) for r in csv.DictReader(fh))
+
+
+def gendered_names(vocabulary: Container[str], n: int = 300, *, min_share: float = 0.95,
+                   exclude: Container[str] = ()) -> tuple[list[str], list[str]]:
+    """Large lists of male and female first names by a stated rule.
+
+    Going down the SSA names by births (1950-2015), a name is *female* when at least ``min_share``
+    of its births were girls, *male* when at most ``1 - min_share`` were; it is kept when it is in
+    ``vocabulary`` and not in ``exclude`` (e.g. the attribute words, so that *joy* or *hope* cannot
+    be a name and a positive-emotion word at once). The first ``n`` of each gender are returned.
+
+    Parameters
+    ----------
+    vocabulary : container of str (e.g. ``kv.key_to_index``).
+    n : int, positive: names per gender.
+    min_share : float in (0.5, 1]: how one-sided a name's births must be.
+    exclude : container of str: words never used as names.
+
+    Returns
+    -------
+    (male, female) : two lists of ``n`` lower-case names, most births first.
+
+    Raises
+    ------
+    ValueError
+        when ``n`` < 1, ``min_share`` is outside (0.5, 1], or fewer than ``n`` names qualify.
+    """
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise ValueError(f"n must be a positive whole number, not {n!r}.")
+    if not 0.5 < min_share <= 1:
+        raise ValueError(f"min_share must be in (0.5, 1], not {min_share!r}.")
+    male, female = [], []
+    for name, _, share in ssa_names():
+        if name not in vocabulary or name in exclude:
+            continue
+        if share >= min_share and len(female) < n:
+            female.append(name)
+        elif share <= 1 - min_share and len(male) < n:
+            male.append(name)
+    if len(male) < n or len(female) < n:
+        raise ValueError(f"Only {len(male)} male and {len(female)} female names qualify; ask for fewer than {n}.")
+    return male, female
+
+
+def bootstrap_effect_sizes(X, Y, A, B, *, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    r"""Effect sizes of a WEAT over bootstrap resamples of its four word sets (notebook 9).
+
+    For each of the ``n_boot`` replicates, draw row indices for X, Y, A and B, in this order, with
+    ``rng.integers(0, len(S), size=len(S))`` (each set keeps its size, drawn with replacement), and
+    compute the effect size (ddof = 1)
+
+    .. math:: d^* = \frac{\operatorname{mean}_{x \in X^*} s(x,A^*,B^*) - \operatorname{mean}_{y \in Y^*} s(y,A^*,B^*)}
+                         {\operatorname{std}_{w \in X^* \cup Y^*} s(w,A^*,B^*)}
+
+    (Caliskan, Bryson & Narayanan, Science 2017, for d). A replicate with all scores equal gets NaN.
+    The 2.5% and 97.5% percentiles of the replicates form a 95% interval over word choice.
+
+    Parameters
+    ----------
+    X, Y, A, B : matrices of word vectors, one per row (sizes may differ).
+    n_boot : int, the number of replicates (>= 1).
+    rng : numpy.random.Generator, the only source of randomness.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n_boot,).
+
+    Raises
+    ------
+    ValueError
+        when ``n_boot`` < 1, or a set is empty or has a zero vector.
+    TypeError
+        when ``rng`` is not a numpy.random.Generator.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0).")
+    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
+        raise ValueError("n_boot must be a positive whole number.")
+    Xu, Yu, Au, Bu = (st.unit_rows(S, name) for S, name in
+                      ((X, "target set X"), (Y, "target set Y"), (A, "attribute set A"), (B, "attribute set B")))
+    out = np.empty(int(n_boot))
+    for b in range(int(n_boot)):
+        ix, iy, ia, ib = (rng.integers(0, len(S), size=len(S)) for S in (Xu, Yu, Au, Bu))
+        w = Au[ia].mean(axis=0) - Bu[ib].mean(axis=0)
+        sx, sy = Xu[ix] @ w, Yu[iy] @ w
+        sd = np.concatenate([sx, sy]).std(ddof=1) if len(sx) + len(sy) > 1 else 0.0
+        out[b] = (sx.mean() - sy.mean()) / sd if sd > 0 else np.nan
+    return out
+
+
+def gender_direction(kv, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
+    r"""Unit gender direction from (male, female) word pairs (notebook 8; Bolukbasi et al. 2016).
+
+    .. math:: \hat g = \frac{\sum_i (\hat m_i - \hat f_i)}{\lVert \sum_i (\hat m_i - \hat f_i) \rVert}
+
+    Sutton et al. (IDA 2018, Sec. III-D1) chose the single pair (himself, herself).
+
+    Parameters
+    ----------
+    kv : gensim KeyedVectors.
+    pairs : sequence of (male word, female word).
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (d,), unit length.
+
+    Raises
+    ------
+    ValueError
+        when ``pairs`` is empty, a word is missing, or the differences sum to zero.
+    """
+    pairs = list(pairs)
+    if not pairs:
+        raise ValueError("gender_direction needs at least one (male, female) pair.")
+    words = [w for p in pairs for w in p]
+    missing = [w for w in words if w not in kv.key_to_index]
+    if missing:
+        raise ValueError(f"Not in the embedding: {missing}.")
+    M = st.unit_rows(np.array([kv[m] for m, _ in pairs], dtype=np.float64))
+    F = st.unit_rows(np.array([kv[f] for _, f in pairs], dtype=np.float64))
+    g = (M - F).sum(axis=0)
+    norm = np.linalg.norm(g)
+    if norm == 0:
+        raise ValueError("The pair differences sum to zero: no direction.")
+    return g / norm
+
+
+def project_out(V, direction) -> np.ndarray:
+    r"""Remove ``direction`` from every row and renormalise (Sutton et al., IDA 2018, Eq. (5); notebook 8).
+
+    .. math:: \vec w_\perp = \vec w - (\vec w \cdot \hat g)\,\hat g, \qquad
+              \hat w_\perp = \vec w_\perp / \lVert \vec w_\perp \rVert
+
+    Parameters
+    ----------
+    V : one vector (d,) or a matrix (n, d).
+    direction : non-zero vector (d,), normalised here.
+
+    Returns
+    -------
+    numpy.ndarray of float64 with the shape of ``V``, unit rows orthogonal to ``direction``.
+
+    Raises
+    ------
+    ValueError
+        when ``direction`` is zero, the dimensions differ, or a row is parallel to ``direction``.
+    """
+    V = np.asarray(V, dtype=np.float64)
+    g = np.asarray(direction, dtype=np.float64).ravel()
+    gn = np.linalg.norm(g)
+    if gn == 0:
+        raise ValueError("The direction is the zero vector.")
+    single = V.ndim == 1
+    M = np.atleast_2d(V)
+    if M.shape[1] != g.size:
+        raise ValueError(f"Vectors have {M.shape[1]} dimensions but the direction has {g.size}.")
+    g = g / gn
+    P = M - np.outer(M @ g, g)
+    norms = np.linalg.norm(P, axis=1, keepdims=True)
+    if (norms <= 1e-12 * np.maximum(np.linalg.norm(M, axis=1, keepdims=True), 1e-300)).any():
+        raise ValueError("A vector is parallel to the direction: nothing is left after the projection.")
+    P = P / norms
+    return P[0] if single else P
+
+
+@dataclass
+class LexiconResult:
+    """One lexicon WEAT: effect size, its word-bootstrap interval and the words used.
+
+    Attributes
+    ----------
+    effect_size : d (ddof = 1) on all words found.
+    interval : (low, high), the 2.5% and 97.5% percentiles of ``n_boot`` bootstrap replicates.
+    x_words, y_words, a_words, b_words : the words used (found in the embedding).
+    missing_words : the words dropped as out of vocabulary.
+    n_boot : replicates behind ``interval``.
+    projected : whether a gender direction was projected out first.
+    """
+
+    effect_size: float
+    interval: tuple[float, float]
+    x_words: list[str]
+    y_words: list[str]
+    a_words: list[str]
+    b_words: list[str]
+    missing_words: list[str] = field(default_factory=list)
+    n_boot: int = 0
+    projected: bool = False
+
+    @property
+    def sizes(self) -> tuple[int, int, int, int]:
+        """(|X|, |Y|, |A|, |B|) after dropping out-of-vocabulary words."""
+        return len(self.x_words), len(self.y_words), len(self.a_words), len(self.b_words)
+
+
+def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Sequence[str], *,
+                 n_boot: int = 1000, rng=None, direction=None) -> LexiconResult:
+    r"""A WEAT with sets of any sizes, out-of-vocabulary words dropped, and a word-bootstrap interval.
+
+    .. math:: d = \frac{\operatorname{mean}_{x \in X} s(x,A,B) - \operatorname{mean}_{y \in Y} s(y,A,B)}
+                       {\operatorname{std}_{w \in X \cup Y} s(w,A,B)}, \qquad
+              s(w,A,B) = \operatorname{mean}_{a \in A} \cos(\vec w,\vec a) - \operatorname{mean}_{b \in B} \cos(\vec w,\vec b)
+
+    (Caliskan, Bryson & Narayanan 2017; the LIWC-WEAT of Sutton et al., IDA 2018, with large
+    attribute lists). Unlike Table 1's rule, X and Y are *not* trimmed to equal size: d uses means.
+    With ``direction``, every vector is first passed through :func:`project_out` (Experiment 3).
+
+    Parameters
+    ----------
+    kv : gensim KeyedVectors.
+    X, Y, A, B : word lists (looked up with :func:`helpers.embeddings.lookup`, case ``"auto"``).
+    n_boot : int, bootstrap replicates for the interval (:func:`bootstrap_effect_sizes`).
+    rng : seed or numpy.random.Generator for the bootstrap.
+    direction : None or a vector to project out first.
+
+    Returns
+    -------
+    LexiconResult
+
+    Raises
+    ------
+    ValueError
+        when a set has no word in the embedding.
+    """
+    found = {}
+    missing: list[str] = []
+    for name, words in (("X", X), ("Y", Y), ("A", A), ("B", B)):
+        words = list(words)
+        res = lookup(kv, words, what=f"set {name}")
+        if not res.words:
+            raise ValueError(f"None of the words of set {name} is in the embedding.")
+        found[name] = res
+        kept = set(res.words)
+        missing += [w for w in words if w not in kept]
+    mats = [found[k].vectors for k in "XYAB"]
+    if direction is not None:
+        mats = [project_out(M, direction) for M in mats]
+    d = st.effect_size(mats[0], mats[1], mats[2], mats[3])
+    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+    boot = bootstrap_effect_sizes(*mats, n_boot=n_boot, rng=gen)
+    lo, hi = np.nanpercentile(boot, [2.5, 97.5])
+    return LexiconResult(d, (float(lo), float(hi)), *(found[k].words for k in "XYAB"), missing, int(n_boot),
+                         direction is not None)
+
+
+def run_lexicon_tests(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int = 0,
+                      pairs: Sequence[tuple[str, str]] = PAPER_DIRECTION) -> list[dict]:
+    """All lexicon WEATs of the course, before and after projecting the gender direction out.
+
+    For every entry of :data:`LEXICON_TESTS` the paper's targets of that Table 1 row (its used
+    words) against the two Empath categories; for the gendered-name rows ("6" and "6s") also the
+    large SSA name lists of :func:`gendered_names` (``n_names`` per gender, attribute words of the
+    course's Empath categories excluded). Each result again after :func:`project_out` with the
+    direction of ``pairs`` for the gender rows (6, 6s, 7, 8). Bootstrap generators are
+    ``numpy.random.default_rng([seed, k])`` with k the row's position, so each row is reproducible alone.
+
+    Parameters
+    ----------
+    kv : gensim KeyedVectors.
+    n_names : int, names per gender in the large lists.
+    n_boot : int, bootstrap replicates per interval.
+    seed : int.
+    pairs : (male, female) pairs for :func:`gender_direction`.
+
+    Returns
+    -------
+    list of dict with keys ``key``, ``row``, ``targets`` ("paper" or "ssa"), ``attribute_a``,
+    ``attribute_b``, ``projected`` (bool) and ``result`` (a :class:`LexiconResult`).
+    """
+    vocab = kv.key_to_index
+    cats = {c: empath_category(c, vocab)[0] for _, a, b in LEXICON_TESTS.values() for c in (a, b)}
+    all_attr = {w for words in cats.values() for w in words}
+    male, female = gendered_names(vocab, n_names, exclude=all_attr)
+    direction = gender_direction(kv, pairs)
+    out = []
+    k = 0
+    for key, (row, a, b) in LEXICON_TESTS.items():
+        t = weat_test(row)
+        variants = [("paper", t.target_x.used_by_paper, t.target_y.used_by_paper)]
+        if key in ("6", "6s"):
+            variants.append(("ssa", male, female))
+        for targets, X, Y in variants:
+            for projected in ((False, True) if row in (6, 7, 8) else (False,)):
+                res = lexicon_weat(kv, X, Y, cats[a], cats[b], n_boot=n_boot, rng=np.random.default_rng([seed, k]),
+                                   direction=direction if projected else None)
+                out.append({"key": key, "row": row, "targets": targets, "attribute_a": a, "attribute_b": b,
+                            "projected": projected, "result": res})
+                k += 1
+    return out
+
+
+def lexicon_json(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int = 0) -> dict:
+    """The lexicon WEATs of :func:`run_lexicon_tests` as JSON-ready data (``replicate --extended``).
+
+    Parameters
+    ----------
+    kv : gensim KeyedVectors.
+    n_names, n_boot, seed : as :func:`run_lexicon_tests`.
+
+    Returns
+    -------
+    dict with ``lexicon`` ("empath 0.89"), ``names`` (the rule), ``n_names``, ``n_boot``, ``seed``,
+    ``direction`` (the pairs projected out) and ``tests``: one dict per test with ``key``, ``row``,
+    ``targets`` ("paper": Table 1's words; "ssa": the large name lists), ``attribute_a``,
+    ``attribute_b``, ``projected``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``effect_size``,
+    ``interval`` ([low, high], 95% word bootstrap) and ``missing`` (out-of-vocabulary words).
+    """
+    rows = run_lexicon_tests(kv, n_names=n_names, n_boot=n_boot, seed=seed)
+    tests = []
+    for r in rows:
+        res = r["result"]
+        n_x, n_y, n_a, n_b = res.sizes
+        tests.append({"key": r["key"], "row": r["row"], "targets": r["targets"], "attribute_a": r["attribute_a"],
+                      "attribute_b": r["attribute_b"], "projected": r["projected"], "n_x": n_x, "n_y": n_y,
+                      "n_a": n_a, "n_b": n_b, "effect_size": res.effect_size, "interval": list(res.interval),
+                      "missing": res.missing_words})
+    return {"lexicon": "empath 0.89 (data/empath_categories.csv)",
+            "names": "SSA births 1950-2015, >= 95% one sex, in the embedding, not an attribute word, most births first",
+            "n_names": n_names, "n_boot": n_boot, "seed": seed,
+            "direction": [list(p) for p in PAPER_DIRECTION], "tests": tests}
+
+
+def format_lexicon(lex: dict) -> str:
+    """Text table of :func:`lexicon_json`'s output, for the ``replicate --extended`` report.
+
+    Parameters
+    ----------
+    lex : dict from :func:`lexicon_json`.
+
+    Returns
+    -------
+    str
+    """
+    lines = ["", f"Lexicon WEATs (Sutton et al., IDA 2018) with {lex['lexicon']}; large names: {lex['names']}",
+             f"d with 95% word-bootstrap intervals ({lex['n_boot']:,} resamples); 'after' = "
+             f"{'-'.join(lex['direction'][0])} direction projected out",
+             f"{'row':>3} {'targets':<8} {'A vs. B':<38} {'|X|,|Y|,|A|,|B|':>16}  {'d [95%]':<22} after projection"]
+    before = [t for t in lex["tests"] if not t["projected"]]
+    after = {(t["key"], t["targets"]): t for t in lex["tests"] if t["projected"]}
+    for t in before:
+        cell = lambda u: f"{u['effect_size']:5.2f} [{u['interval'][0]:5.2f}, {u['interval'][1]:5.2f}]"
+        a = after.get((t["key"], t["targets"]))
+        sizes = f"{t['n_x']},{t['n_y']},{t['n_a']},{t['n_b']}"
+        lines.append(f"{t['key']:>3} {t['targets']:<8} {t['attribute_a'] + ' vs. ' + t['attribute_b']:<38} "
+                     f"{sizes:>16}  {cell(t):<22} {cell(a) if a else '-'}")
+    return "\n".join(lines)

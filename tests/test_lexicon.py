@@ -1,0 +1,172 @@
+"""Tests of helpers.lexicon: hand-checkable cases and independent implementations."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers import lexicon as lx
+from helpers import statistics as st
+
+
+def write(tmp_path, text):
+    p = tmp_path / "lex.csv"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_load_lexicon_case_duplicates_order_and_oov(tmp_path):
+    p = write(tmp_path, "category,word\npos,Happy\nneg,sad\npos, joy \npos,happy\npos,zzz\npos,Calm\n")
+    found, missing = lx.load_lexicon(p, "pos", {"happy", "joy", "calm", "sad"})
+    assert found == ["happy", "joy", "calm"]
+    assert missing == ["zzz"]
+
+
+def test_load_lexicon_errors(tmp_path):
+    p = write(tmp_path, "category,word\npos,happy\nneg,sad\n")
+    with pytest.raises(ValueError, match="neg, pos"):
+        lx.load_lexicon(p, "work", {"happy"})
+    with pytest.raises(ValueError, match="None of the 1 words"):
+        lx.load_lexicon(p, "neg", {"happy"})
+
+
+def test_empath_file_categories():
+    vocab = {"happy", "family", "work"}
+    found, _ = lx.empath_category("family", vocab)
+    assert found == ["family"]
+    for _, a, b in lx.LEXICON_TESTS.values():
+        for c in (a, b):
+            f, m = lx.empath_category(c, _Everything())
+            assert len(f) >= 60 and not m and len(set(f)) == len(f) and all(w == w.lower() for w in f)
+
+
+class _Everything:
+    def __contains__(self, item):
+        return True
+
+
+def test_ssa_names_file():
+    rows = lx.ssa_names()
+    assert len(rows) == 5000
+    births = [b for _, b, _ in rows]
+    assert births == sorted(births, reverse=True)
+    assert rows[0][0] == "michael" and rows[0][2] < 0.01
+    assert all(0 <= s <= 1 for *_, s in rows)
+    assert len({n for n, *_ in rows}) == 5000
+
+
+def test_gendered_names_rule():
+    rows = lx.ssa_names()
+    vocab = {n for n, *_ in rows[:400]}
+    male, female = lx.gendered_names(vocab, 20, exclude={"michael"})
+    share = {n: s for n, _, s in rows}
+    rank = {n: i for i, (n, *_) in enumerate(rows)}
+    assert len(male) == len(female) == 20 and "michael" not in male
+    assert all(share[n] <= 0.05 for n in male) and all(share[n] >= 0.95 for n in female)
+    assert [rank[n] for n in male] == sorted(rank[n] for n in male)
+    # the first 20 qualifying names, independently
+    exp_f = [n for n, _, s in rows if n in vocab and s >= 0.95][:20]
+    assert female == exp_f
+    with pytest.raises(ValueError, match="qualify"):
+        lx.gendered_names(vocab, 10_000)
+    with pytest.raises(ValueError):
+        lx.gendered_names(vocab, 0)
+
+
+def test_bootstrap_matches_effect_size_on_identity_draws():
+    # with one word per set the resample is the set itself, so every replicate equals d ... but the
+    # std of two scores is defined; use two words per target and check against a direct recomputation
+    rng = np.random.default_rng(5)
+    sets = [rng.normal(size=(k, 4)) for k in (3, 4, 5, 2)]
+    got = lx.bootstrap_effect_sizes(*sets, n_boot=30, rng=np.random.default_rng(11))
+    r = np.random.default_rng(11)
+    exp = []
+    for _ in range(30):
+        pick = [S[r.integers(0, len(S), size=len(S))] for S in sets]
+        try:
+            exp.append(st.effect_size(*pick))
+        except ValueError:
+            exp.append(np.nan)
+    np.testing.assert_allclose(got, exp, rtol=1e-10, atol=1e-12)
+    with pytest.raises(TypeError):
+        lx.bootstrap_effect_sizes(*sets, n_boot=3, rng=1)
+    with pytest.raises(ValueError):
+        lx.bootstrap_effect_sizes(*sets, n_boot=0, rng=np.random.default_rng(0))
+
+
+def test_project_out_hand_case_and_errors():
+    P = lx.project_out(np.array([[1.0, 1.0, 0.0], [0.0, 2.0, 2.0]]), np.array([2.0, 0.0, 0.0]))
+    np.testing.assert_allclose(P, [[0, 1, 0], [0, 2 ** -0.5, 2 ** -0.5]], atol=1e-12)
+    np.testing.assert_allclose(lx.project_out(np.array([3.0, 4.0]), [0.0, 1.0]), [1.0, 0.0])
+    with pytest.raises(ValueError):
+        lx.project_out(np.array([[1.0, 0.0]]), [0.0, 0.0])
+    with pytest.raises(ValueError, match="parallel"):
+        lx.project_out(np.array([[2.0, 0.0]]), [1.0, 0.0])
+
+
+class _KV:
+    """A tiny stand-in for KeyedVectors (key_to_index, vectors, __getitem__, vector_size)."""
+
+    def __init__(self, words, M):
+        self.key_to_index = {w: i for i, w in enumerate(words)}
+        self.vectors = np.asarray(M, dtype=np.float32)
+        self.vector_size = self.vectors.shape[1]
+        self.index_to_key = list(words)
+
+    def __getitem__(self, w):
+        return self.vectors[self.key_to_index[w]]
+
+
+def test_gender_direction_hand_case():
+    kv = _KV(["he", "she"], [[3, 0, 0], [0, 0, 4]])
+    np.testing.assert_allclose(lx.gender_direction(kv, [("he", "she")]), [2 ** -0.5, 0, -(2 ** -0.5)])
+    with pytest.raises(ValueError, match="Not in the embedding"):
+        lx.gender_direction(kv, [("he", "her")])
+
+
+@pytest.fixture(scope="module")
+def kv():
+    from helpers.embeddings import load_default
+    return load_default()
+
+
+def test_lexicon_weat_agrees_with_effect_size_and_projection(kv):
+    X, Y = ["john", "paul", "mike"], ["amy", "joan", "lisa", "sarah"]
+    A, B = ["work", "office", "salary", "executive", "zzzqqq"], ["home", "family", "children"]
+    res = lx.lexicon_weat(kv, X, Y, A, B, n_boot=50, rng=0)
+    assert res.sizes == (3, 4, 4, 3) and res.missing_words == ["zzzqqq"]
+    vec = lambda ws: np.array([kv[w] for w in ws], dtype=np.float64)
+    assert res.effect_size == pytest.approx(st.effect_size(vec(X), vec(Y), vec(A[:4]), vec(B)), rel=1e-12)
+    assert res.interval[0] <= res.interval[1]
+    g = lx.gender_direction(kv, lx.PAPER_DIRECTION)
+    after = lx.lexicon_weat(kv, X, Y, A, B, n_boot=50, rng=0, direction=g)
+    proj = lambda ws: lx.project_out(vec(ws), g)
+    assert after.projected and after.effect_size == pytest.approx(
+        st.effect_size(proj(X), proj(Y), proj(A[:4]), proj(B)), rel=1e-10)
+
+
+def test_run_lexicon_tests_layout(kv):
+    rows = lx.run_lexicon_tests(kv, n_names=50, n_boot=20)
+    keys = {(r["key"], r["targets"], r["projected"]) for r in rows}
+    assert ("6", "ssa", True) in keys and ("6s", "ssa", False) in keys and ("1", "paper", True) not in keys
+    assert len(rows) == len(keys) == 16
+    ssa = [r for r in rows if r["targets"] == "ssa"][0]["result"]
+    assert ssa.sizes[:2] == (50, 50)
+
+
+def test_notebook_8_and_9_answers_that_call_these_references_are_caught():
+    """helpers.lexicon holds the references of notebooks 8 and 9; their hidden tests' check_own_work sees a call."""
+    from helpers.checks import check_own_work
+
+    def project_out(V, direction):
+        return lx.project_out(V, direction)
+
+    def bootstrap_effect_sizes(X, Y, A, B, *, n_boot, rng):
+        from helpers.lexicon import bootstrap_effect_sizes as ref
+        return ref(X, Y, A, B, n_boot=n_boot, rng=rng)
+
+    with pytest.raises(AssertionError, match="reference implementation"):
+        check_own_work(project_out, "project_out")
+    with pytest.raises(AssertionError, match="reference implementation"):
+        check_own_work(bootstrap_effect_sizes, "bootstrap_effect_sizes")
+    with pytest.raises(AssertionError, match="reference implementation"):
+        check_own_work(lx.gender_direction, "gender_direction")
