@@ -1,0 +1,247 @@
+"""helpers.enumeration: k-means on unit vectors, the g matrix, the rotation null, Benjamini-Hochberg."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from helpers.enumeration import (benjamini_hochberg, centred_centroids, g_matrix, random_rotation, rotation_null,
+                                 rotation_pvalues, unit_kmeans)
+
+
+def _unit(M):
+    M = np.asarray(M, dtype=float)
+    return M / np.linalg.norm(M, axis=1, keepdims=True)
+
+
+def _blobs(rng, k=4, per=30, d=8, spread=0.05):
+    centres = _unit(rng.normal(size=(k, d)))
+    X = np.repeat(centres, per, axis=0) + spread * rng.normal(size=(k * per, d))
+    truth = np.repeat(np.arange(k), per)
+    return X * rng.uniform(0.5, 3.0, size=(k * per, 1)), truth
+
+
+# k-means -------------------------------------------------------------------------------------
+
+def test_kmeans_finds_well_separated_clusters_whatever_the_lengths():
+    X, truth = _blobs(np.random.default_rng(1))
+    labels, centres = unit_kmeans(X, 4, rng=np.random.default_rng(0))
+    # same partition as the truth (labels may be numbered differently)
+    pairs = set(zip(labels.tolist(), truth.tolist()))
+    assert len(pairs) == 4
+    assert centres.shape == (4, 8)
+
+
+def test_kmeans_result_is_a_fixed_point_and_numbered_by_size():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(200, 5))
+    labels, centres = unit_kmeans(X, 6, rng=np.random.default_rng(3))
+    U = _unit(X)
+    for c in range(6):
+        np.testing.assert_allclose(centres[c], U[labels == c].mean(axis=0), atol=1e-12)
+    nearest = ((U[:, None, :] - centres[None]) ** 2).sum(axis=2).argmin(axis=1)
+    assert np.array_equal(nearest, labels)
+    sizes = np.bincount(labels)
+    assert (np.diff(sizes) <= 0).all() and sizes.min() > 0
+
+
+def test_kmeans_seeds_reproduce_and_rotation_keeps_labels():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(150, 6))
+    a = unit_kmeans(X, 5, rng=np.random.default_rng(7))
+    b = unit_kmeans(X, 5, rng=np.random.default_rng(7))
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    R = random_rotation(6, np.random.default_rng(8))
+    c = unit_kmeans(X @ R, 5, rng=np.random.default_rng(7))
+    assert np.array_equal(a[0], c[0])            # only distances enter k-means
+    np.testing.assert_allclose(a[1] @ R, c[1], atol=1e-10)
+
+
+def test_kmeans_k_equal_n_and_bad_input():
+    X = np.eye(3)
+    labels, _ = unit_kmeans(X, 3, rng=np.random.default_rng(0))
+    assert sorted(labels.tolist()) == [0, 1, 2]
+    with pytest.raises(ValueError, match="k <= 3"):
+        unit_kmeans(X, 4, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="positive whole number"):
+        unit_kmeans(X, 0, rng=np.random.default_rng(0))
+    with pytest.raises(TypeError, match="Generator"):
+        unit_kmeans(X, 2, rng=0)
+    with pytest.raises(ValueError, match="zero vector"):
+        unit_kmeans(np.vstack([X, np.zeros(3)]), 2, rng=np.random.default_rng(0))
+
+
+# g matrix ------------------------------------------------------------------------------------
+
+def test_centred_centroids_hand_case_and_weighted_sum_zero():
+    V = [[2.0, 0.0], [0.0, 5.0], [0.0, 1.0]]
+    D = centred_centroids(V, [0, 1, 1])
+    # unit vectors (1,0), (0,1), (0,1); centroids (1,0), (0,1); centroid of all (1/3, 2/3)
+    np.testing.assert_allclose(D, [[2 / 3, -2 / 3], [-1 / 3, 1 / 3]], atol=1e-12)
+    np.testing.assert_allclose(1 * D[0] + 2 * D[1], 0.0, atol=1e-12)
+    with pytest.raises(ValueError, match="no members"):
+        centred_centroids(V, [0, 2, 2])
+    with pytest.raises(ValueError, match="one per vector"):
+        centred_centroids(V, [0, 1])
+
+
+def test_g_matrix_is_the_one_group_g_of_every_pair():
+    """Independent implementation: g(X, A) with the universes, one pair at a time (notebook 9's formula)."""
+    rng = np.random.default_rng(5)
+    X, A = rng.normal(size=(40, 7)), rng.normal(size=(60, 7))
+    xl, al = rng.integers(0, 4, size=40), rng.integers(0, 5, size=60)
+    xl[:4], al[:5] = np.arange(4), np.arange(5)
+
+    def cen(M):
+        return _unit(M).mean(axis=0)
+
+    expected = np.array([[(cen(X[xl == i]) - cen(X)) @ (cen(A[al == j]) - cen(A)) for j in range(5)]
+                         for i in range(4)])
+    np.testing.assert_allclose(g_matrix(X, xl, A, al), expected, atol=1e-12)
+
+
+def test_rotating_all_names_rotates_the_centred_centroids():
+    rng = np.random.default_rng(6)
+    X, A = rng.normal(size=(30, 5)) * 3, rng.normal(size=(20, 5))
+    xl, al = np.arange(30) % 3, np.arange(20) % 4
+    R = random_rotation(5, np.random.default_rng(9))
+    D, E = centred_centroids(X, xl), centred_centroids(A, al)
+    np.testing.assert_allclose(g_matrix(X @ R, xl, A, al), D @ R @ E.T, atol=1e-12)
+
+
+# the rotation --------------------------------------------------------------------------------
+
+def test_rotation_is_orthogonal_and_keeps_name_name_cosines():
+    rng = np.random.default_rng(10)
+    for d in (1, 2, 5, 50):
+        Q = random_rotation(d, rng)
+        assert Q.shape == (d, d)
+        np.testing.assert_allclose(Q.T @ Q, np.eye(d), atol=1e-12)
+        np.testing.assert_allclose(Q @ Q.T, np.eye(d), atol=1e-12)
+    X = rng.normal(size=(25, 50))
+    Q = random_rotation(50, rng)
+    np.testing.assert_allclose(_unit(X @ Q) @ _unit(X @ Q).T, _unit(X) @ _unit(X).T, atol=1e-12)
+
+
+def test_rotation_recipe_and_seeds():
+    Q1 = random_rotation(4, np.random.default_rng(11))
+    Q2 = random_rotation(4, np.random.default_rng(11))
+    assert np.array_equal(Q1, Q2)
+    assert not np.allclose(Q1, random_rotation(4, np.random.default_rng(12)))
+    Z = np.random.default_rng(11).standard_normal((4, 4))
+    Q, R = np.linalg.qr(Z)
+    np.testing.assert_allclose(Q1, Q @ np.diag(np.sign(np.diag(R))), atol=1e-14)
+    # and Q1 R' = Z with R' upper triangular with a positive diagonal (the unique QR)
+    Rp = Q1.T @ Z
+    np.testing.assert_allclose(np.tril(Rp, -1), 0.0, atol=1e-12)
+    assert (np.diag(Rp) > 0).all()
+    with pytest.raises(TypeError, match="Generator"):
+        random_rotation(3, None)
+    with pytest.raises(ValueError, match="positive whole number"):
+        random_rotation(0, np.random.default_rng(0))
+
+
+def test_rotation_is_uniform():
+    """Haar measure: a fixed unit vector is sent to a uniform point of the sphere, so its first
+    coordinate u has (1 + u) / 2 ~ Beta((d-1)/2, (d-1)/2), and E[Q] = 0 (the sign fix matters)."""
+    rng = np.random.default_rng(13)
+    d, n = 3, 4000
+    Qs = np.array([random_rotation(d, rng) for _ in range(n)])
+    u = Qs[:, 0, 0]
+    assert stats.kstest((1 + u) / 2, stats.beta((d - 1) / 2, (d - 1) / 2).cdf).pvalue > 1e-3
+    se = np.sqrt(1 / d / n)
+    assert abs(Qs[:, 0, 0].mean()) < 5 * se and abs(np.trace(Qs, axis1=1, axis2=2).mean()) < 5 * np.sqrt(1 / n)
+
+
+# the null and the p-values --------------------------------------------------------------------
+
+def test_rotation_null_uses_one_rotation_per_draw_in_order():
+    rng = np.random.default_rng(14)
+    D, E = rng.normal(size=(3, 6)), rng.normal(size=(4, 6))
+    null = rotation_null(D, E, n_resamples=5, rng=np.random.default_rng(15))
+    r = np.random.default_rng(15)
+    expected = np.array([D @ random_rotation(6, r) @ E.T for _ in range(5)])
+    np.testing.assert_allclose(null, expected, atol=1e-12)
+
+
+def test_pvalues_agree_with_the_exact_rotation_null():
+    """Under a uniform rotation, G_ij / (|D_i||E_j|) is the first coordinate of a uniform point of the
+    sphere, so p_ij = P(u >= cos(D_i, E_j)) is known exactly: an independent check of the Monte Carlo."""
+    rng = np.random.default_rng(16)
+    d, B = 10, 4000
+    D, E = rng.normal(size=(2, d)), rng.normal(size=(3, d))
+    res = rotation_pvalues(D, E, n_resamples=B, rng=np.random.default_rng(17))
+    cos = (D @ E.T) / np.outer(np.linalg.norm(D, axis=1), np.linalg.norm(E, axis=1))
+    exact = stats.beta((d - 1) / 2, (d - 1) / 2).sf((1 + cos) / 2)
+    se = np.sqrt(exact * (1 - exact) / B)
+    assert (np.abs(res.pvalue - exact) < 5 * se + 2 / B).all(), (res.pvalue, exact)
+    np.testing.assert_allclose(res.statistic, D @ E.T, atol=1e-12)
+    assert res.null_distribution.shape == (B, 2, 3) and res.n_resamples == B
+
+
+def test_pvalues_count_the_observed_and_ties():
+    res = rotation_pvalues(np.zeros((2, 4)), np.ones((3, 4)), n_resamples=19, rng=np.random.default_rng(0))
+    np.testing.assert_array_equal(res.pvalue, np.ones((2, 3)))
+    rng = np.random.default_rng(18)
+    res = rotation_pvalues(rng.normal(size=(2, 4)), rng.normal(size=(3, 4)), n_resamples=19,
+                           rng=np.random.default_rng(1))
+    assert (res.pvalue >= 1 / 20).all() and (res.pvalue <= 1).all()
+    np.testing.assert_allclose(res.pvalue * 20, np.round(res.pvalue * 20), atol=1e-9)
+    again = rotation_pvalues(rng.normal(size=(2, 4)), rng.normal(size=(3, 4)), n_resamples=19,
+                             rng=np.random.default_rng(1))
+    assert again.pvalue.shape == (2, 3)
+
+
+def test_null_rejects_bad_input():
+    with pytest.raises(ValueError, match="same number of columns"):
+        rotation_null(np.ones((2, 3)), np.ones((2, 4)), n_resamples=2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="positive whole number"):
+        rotation_null(np.ones((2, 3)), np.ones((2, 3)), n_resamples=0, rng=np.random.default_rng(0))
+    with pytest.raises(TypeError, match="Generator"):
+        rotation_pvalues(np.ones((2, 3)), np.ones((2, 3)), n_resamples=2, rng=1)
+
+
+# Benjamini-Hochberg ---------------------------------------------------------------------------
+
+def _bh_rejections(p, alpha):
+    """The step-up rule written out: reject the k smallest, k the largest i with p_(i) <= i alpha / m."""
+    p = np.ravel(p)
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    k = 0
+    for i in range(1, m + 1):
+        if p[order[i - 1]] <= i * alpha / m:
+            k = i
+    rejected = np.zeros(m, dtype=bool)
+    rejected[order[:k]] = True
+    return rejected
+
+
+def test_bh_hand_case():
+    # sorted 0.01, 0.03, 0.04, 0.5 (m = 4): m p / i = 0.04, 0.06, 0.0533, 0.5; minimum from the end
+    np.testing.assert_allclose(benjamini_hochberg([0.01, 0.04, 0.03, 0.5]), [0.04, 0.16 / 3, 0.16 / 3, 0.5])
+
+
+def test_bh_agrees_with_the_step_up_rule():
+    rng = np.random.default_rng(19)
+    for trial in range(50):
+        m = int(rng.integers(1, 60))
+        p = np.where(rng.random(m) < 0.3, rng.random(m) * 0.01, rng.random(m))
+        if trial % 5 == 0:
+            p = np.round(p, 2)       # ties
+        q = benjamini_hochberg(p)
+        for alpha in (0.01, 0.05, 0.1, 0.25):
+            assert np.array_equal(q <= alpha + 1e-12, _bh_rejections(p, alpha)), (p, alpha)
+        assert (q >= p - 1e-15).all() and (q <= 1).all()
+
+
+def test_bh_keeps_the_shape_and_treats_a_matrix_as_one_family():
+    rng = np.random.default_rng(20)
+    P = rng.random((4, 6)) ** 3
+    Q = benjamini_hochberg(P)
+    assert Q.shape == (4, 6)
+    np.testing.assert_allclose(Q.ravel(), benjamini_hochberg(P.ravel()))
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        benjamini_hochberg([0.1, 1.2])
+    with pytest.raises(ValueError, match="at least one"):
+        benjamini_hochberg([])
