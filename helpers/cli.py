@@ -110,20 +110,53 @@ def format_report(doc: dict) -> str:
 
 
 def _grade(args) -> int:
-    from .grading import grade_class
+    from .grading import grade_class, summary
 
+    if args.workers is not None and args.workers < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return 2
     try:
-        reports = grade_class(".", assignments=args.assignments or None, feedback=not args.no_feedback,
+        reports = grade_class(".", assignments=args.assignments or None, workers=args.workers,
+                              sandbox=not args.no_sandbox, force=args.force, feedback=not args.no_feedback,
                               export=args.export)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:  # helpers.sandbox.SandboxError says how to install bubblewrap
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     print(f"{'assignment':<30} {'student':<20} {'score':>11}")
     for r in reports:
-        flag = "" if r.success else "  (autograde failed: see nbgrader's log)"
-        print(f"{r.assignment:<30} {r.student:<20} {r.score:>5.1f}/{r.max_score:<5.1f}{flag}")
-    print(f"Grades of {len(reports)} submission(s) written to {args.export}")
+        note = "" if r.success else f"  (autograde failed: {r.error.strip().splitlines()[-1] if r.error.strip() else 'see nbgrader log'})"
+        note += "  (late)" if r.seconds_late > 0 else ""
+        note += "  (skipped: unchanged since last graded)" if r.skipped else ""
+        note += f"  FLAGGED ({len(r.flags)})" if r.flags else ""
+        print(f"{r.assignment:<30} {r.student:<20} {r.score:>5.1f}/{r.max_score:<5.1f}{note}")
+    flags = [f for r in reports for f in r.flags]
+    if flags:
+        print("\nFlags for a person (also in flags.csv and the formgrader's manual grading):")
+        for f in flags:
+            print(f"  {f['assignment']} {f['student']} {f['notebook']} {f['cell'] or '(whole notebook)'}: {f['reason']}")
+    n = summary(reports)
+    print(f"\n{len(reports)} submission(s): {n['graded']} graded, {n['skipped']} skipped (unchanged; --force "
+          f"regrades), {n['failed']} failed, {n['flagged']} flagged")
+    if args.export:
+        stem = Path(args.export)
+        print(f"Grades written to {stem} and {stem.with_name(stem.stem + '_lms.csv')}; per-question statistics "
+              f"to {stem.with_name('question_stats.csv')} (plot: .png); flags to {stem.with_name('flags.csv')}")
     return 0 if all(r.success for r in reports) else 1
+
+
+def _bundle(args) -> int:
+    from .bundle import build_bundle
+
+    try:
+        out = build_bundle(".", args.out, force=args.force)
+    except (FileNotFoundError, FileExistsError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"Student bundle written to {out}/ (give students this folder; see docs/STUDENTS.md)")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,10 +177,23 @@ def main(argv: list[str] | None = None) -> int:
                         "and grades.csv (run from the course root)")
     gr.add_argument("assignments", nargs="*", help="assignment names (default: every assignment in solutions/)")
     gr.add_argument("--no-feedback", action="store_true", help="do not generate feedback HTML")
-    gr.add_argument("--export", default="grades.csv", metavar="FILE", help="CSV of all grades (default grades.csv)")
+    gr.add_argument("--export", default="grades.csv", metavar="FILE", help="CSV of all grades (default grades.csv); "
+                    "grades_lms.csv, question_stats.csv/.png and flags.csv are written next to it")
+    gr.add_argument("--workers", type=int, default=None, metavar="N",
+                    help="submissions graded at once, each in its own process (default: the number of cores)")
+    gr.add_argument("--force", action="store_true",
+                    help="regrade submissions already graded whose files have not changed (manual scores are kept)")
+    gr.add_argument("--no-sandbox", action="store_true",
+                    help="run student code without the bubblewrap sandbox (only for code you trust: see docs/INSTRUCTORS.md)")
+    bu = sub.add_parser("bundle", help="instructors: write the student distribution (released notebooks, data, the "
+                        "course package as a wheel, requirements.txt) to OUT, with no solutions or hidden tests")
+    bu.add_argument("out", metavar="OUT", help="folder to create")
+    bu.add_argument("--force", action="store_true", help="replace OUT if it exists")
     args = parser.parse_args(argv)
     if args.command == "grade":
         return _grade(args)
+    if args.command == "bundle":
+        return _bundle(args)
     if args.permutations < 1:
         parser.error("--permutations must be a positive number")
     try:

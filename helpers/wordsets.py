@@ -1,7 +1,7 @@
 """The course's data: the ten WEATs of Table 1 and the two WEFAT data sets.
 
-Data files live in the course's top-level ``data/`` folder (see ``data/SOURCES.md``) and are found
-relative to this package, so notebooks work from any folder, including nbgrader's
+Data files live in the course's top-level ``data/`` folder (see ``data/SOURCES.md``; the wheel
+installs them as ``helpers/data/``) and are found relative to this package, so notebooks work from any folder, including nbgrader's
 ``autograded/<student>/<assignment>/``.
 """
 from __future__ import annotations
@@ -18,9 +18,15 @@ __all__ = ["data_dir", "WordSet", "WeatSpec", "weat_tests", "weat_test", "wefat_
 
 
 def data_dir() -> Path:
-    """The folder with the course data (``COURSE_DATA_DIR`` overrides it)."""
+    """The folder with the course data (``COURSE_DATA_DIR`` overrides it).
+
+    Inside an installed wheel the data is the package's ``helpers/data/``; in the course folder it
+    is the top-level ``data/`` (``pyproject.toml`` maps one onto the other).
+    """
     env = os.environ.get("COURSE_DATA_DIR")
-    path = Path(env) if env else Path(__file__).resolve().parent.parent / "data"
+    here = Path(__file__).resolve().parent
+    path = Path(env) if env else next((p for p in (here / "data", here.parent / "data") if p.is_dir()),
+                                      here.parent / "data")
     if not (path / "weat_tests.json").is_file():
         raise FileNotFoundError(
             f"The course data folder {path} is missing or incomplete. Install the course in editable "
