@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ClusterError", "grade_on_cluster"]
+__all__ = ["ClusterError", "executor", "grade_on_cluster"]
 
 INSTALL = "pip install .[cluster]  (or: pip install dask distributed)"
 
@@ -33,9 +33,11 @@ class ClusterError(RuntimeError):
 
 
 def _worker_check(root: str) -> str:
-    """Run on each worker: '' when it can grade ``root``, else what is wrong there."""
+    """Run on each worker: '' when it can grade ``root``, else what is wrong there. Puts the
+    worker's environment ``bin`` first on its ``PATH`` (nbgrader runs ``alembic`` and the kernel)."""
     import importlib.util
     import socket
+    import sys
 
     where = socket.gethostname()
     if not os.path.isfile(os.path.join(root, "nbgrader_config.py")):
@@ -43,7 +45,75 @@ def _worker_check(root: str) -> str:
                 "at the same path on every grading machine")
     if importlib.util.find_spec("nbgrader") is None or importlib.util.find_spec("helpers") is None:
         return f"{where}: the worker's Python cannot import nbgrader and helpers; start it from the course environment"
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    here = os.path.dirname(sys.executable)
+    if path[:1] != [here]:
+        os.environ["PATH"] = os.pathsep.join([here, *path])
+    os.environ.setdefault("MPLBACKEND", "Agg")
     return ""
+
+
+def executor(scheduler: str, root: str | os.PathLike, *, timeout: float = 30.0):
+    """A ``concurrent.futures.Executor`` running jobs on the Dask cluster at ``scheduler``.
+
+    A drop-in for the local ``ProcessPoolExecutor`` of :func:`helpers.grading.grade_class`:
+    ``submit`` returns ordinary ``concurrent.futures.Future`` objects (``as_completed`` works);
+    jobs are not cached (``pure=False``) and a job whose worker died is retried once. Leaving the
+    ``with`` block waits for the jobs and disconnects from the scheduler.
+
+    Parameters
+    ----------
+    scheduler : str
+        Address of the Dask scheduler, e.g. ``"tcp://grader1:8786"`` (``dask scheduler`` prints it).
+    root : str or path-like
+        The course folder; every worker must see it at the same absolute path.
+    timeout : float
+        Seconds to wait for the scheduler, and for a first worker if it has none.
+
+    Returns
+    -------
+    concurrent.futures.Executor
+
+    Raises
+    ------
+    ClusterError
+        Dask is not installed, the scheduler is not reachable, it has no workers, or a worker
+        cannot see ``root`` or import nbgrader and this package.
+    """
+    try:
+        from distributed import Client
+        from distributed.cfexecutor import ClientExecutor
+    except ImportError as exc:
+        raise ClusterError(f"--scheduler needs Dask distributed: {INSTALL}") from exc
+
+    class _Executor(ClientExecutor):
+        def shutdown(self, wait=True, **kwargs):
+            try:
+                super().shutdown(wait=wait)
+            finally:
+                self._client.close()
+
+    root = str(Path(root).resolve())
+    try:
+        client = Client(scheduler, timeout=timeout)
+    except (OSError, TimeoutError) as exc:
+        raise ClusterError(f"Cannot reach the Dask scheduler at {scheduler!r} ({exc}). Start it with "
+                           "`dask scheduler` on the scheduler machine and pass the address it prints.") from exc
+    try:
+        if not client.scheduler_info().get("workers"):
+            try:
+                client.wait_for_workers(1, timeout=timeout)
+            except TimeoutError as exc:
+                raise ClusterError(f"The scheduler at {scheduler} has no workers: start "
+                                   f"`dask worker {scheduler} --nworkers N --nthreads 1` on each grading machine "
+                                   "(from the course environment).") from exc
+        problems = [p for p in client.run(_worker_check, root).values() if p]
+        if problems:
+            raise ClusterError("Some Dask workers cannot grade: " + "; ".join(sorted(set(problems))))
+    except BaseException:
+        client.close()
+        raise
+    return _Executor(client, pure=False, retries=1)
 
 
 def _grade_job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool):
@@ -60,12 +130,12 @@ def grade_on_cluster(scheduler: str, root: str | os.PathLike, jobs, *, sandbox: 
     Each job calls :func:`helpers.grading.grade_submission` ``(root, assignment, student,
     sandbox=sandbox, feedback=feedback)`` on a worker, so the grades equal local grading. The
     caller prepares the gradebook (every assignment known to it) before, and exports after, as
-    for local workers.
+    :func:`helpers.grading.grade_class` does (which uses :func:`executor` for ``scheduler=``).
 
     Parameters
     ----------
     scheduler : str
-        Address of the Dask scheduler, e.g. ``"tcp://grader1:8786"`` (``dask scheduler`` prints it).
+        Address of the Dask scheduler, e.g. ``"tcp://grader1:8786"``.
     root : str or path-like
         The course folder, at the same absolute path on every worker (a shared filesystem).
     jobs : iterable of (str, str)
@@ -86,38 +156,19 @@ def grade_on_cluster(scheduler: str, root: str | os.PathLike, jobs, *, sandbox: 
     Raises
     ------
     ClusterError
-        Dask is not installed, the scheduler is not reachable, it has no workers, or a worker
-        cannot see ``root`` or import the course's packages.
+        As :func:`executor`.
     """
-    try:
-        from distributed import Client, as_completed
-    except ImportError as exc:
-        raise ClusterError(f"--scheduler needs Dask distributed: {INSTALL}") from exc
+    from concurrent.futures import as_completed
+
     from tqdm.auto import tqdm
 
     from .grading import GradeReport
 
     root = str(Path(root).resolve())
     jobs = [(str(a), str(s)) for a, s in jobs]
-    try:
-        client = Client(scheduler, timeout=timeout)
-    except (OSError, TimeoutError) as exc:
-        raise ClusterError(f"Cannot reach the Dask scheduler at {scheduler!r} ({exc}). Start it with "
-                           "`dask scheduler` on the scheduler machine and pass the address it prints.") from exc
-    try:
-        if not client.scheduler_info().get("workers"):
-            try:
-                client.wait_for_workers(1, timeout=timeout)
-            except TimeoutError as exc:
-                raise ClusterError(f"The scheduler at {scheduler} has no workers: start "
-                                   f"`dask worker {scheduler} --nworkers N --nthreads 1` on each grading machine "
-                                   "(from the course environment).") from exc
-        problems = [p for p in client.run(_worker_check, root).values() if p]
-        if problems:
-            raise ClusterError("Some Dask workers cannot grade: " + "; ".join(sorted(set(problems))))
-        futures = {client.submit(_grade_job, root, a, s, sandbox, feedback, pure=False, retries=1,
-                                 key=f"grade-{a}-{s}-{os.urandom(4).hex()}"): i for i, (a, s) in enumerate(jobs)}
-        reports: list = [None] * len(jobs)
+    reports: list = [None] * len(jobs)
+    with executor(scheduler, root, timeout=timeout) as pool:
+        futures = {pool.submit(_grade_job, root, a, s, sandbox, feedback): i for i, (a, s) in enumerate(jobs)}
         with tqdm(total=len(jobs), desc="Autograding", unit=" submission", disable=not progress) as bar:
             for fut in as_completed(futures):
                 i = futures[fut]
@@ -125,9 +176,7 @@ def grade_on_cluster(scheduler: str, root: str | os.PathLike, jobs, *, sandbox: 
                 try:
                     reports[i] = fut.result()
                 except Exception as exc:  # noqa: BLE001 - reported per submission, never a silent zero
-                    reports[i] = GradeReport(assignment=a, student=s, score=0.0, max_score=0.0, success=False,
-                                             error=f"grading on the cluster failed: {type(exc).__name__}: {exc}")
+                    reports[i] = GradeReport(a, s, 0.0, 0.0, False,
+                                             f"grading on the cluster failed: {type(exc).__name__}: {exc}")
                 bar.update()
-        return reports
-    finally:
-        client.close()
+    return reports
