@@ -337,6 +337,13 @@ def processes_of(uid: int) -> list[int]:
     return out
 
 
+def command(pid: int) -> str:
+    """The program a process runs (the script after the interpreter, shortened)."""
+    args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    prog = next((a for a in args[1:] if a and not a.startswith(b"-")), args[0])
+    return Path(prog.decode()).name
+
+
 def memory_kb(pid: int) -> tuple[int, int]:
     """(RSS, PSS) of a process in kB, from /proc/<pid>/smaps_rollup."""
     rss = pss = 0
@@ -426,23 +433,26 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
         uid = pwd.getpwnam(full).pw_uid
         mem = {pid: memory_kb(pid) for pid in processes_of(uid)}
         rss, pss = sum(m[0] for m in mem.values()) / 1024, sum(m[1] for m in mem.values()) / 1024
+        each = ", ".join(f"{command(pid)} {m[0] / 1024:.0f}/{m[1] / 1024:.0f}" for pid, m in mem.items())
         print(f"\nmemory of {full} (server + kernel after running {ASSIGNMENT}, {len(mem)} processes): "
-              f"RSS {rss:.0f} MB, PSS {pss:.0f} MB")
+              f"RSS {rss:.0f} MB, PSS {pss:.0f} MB (RSS/PSS per process: {each})")
 
         for s in (full, blank):
             listed = assignment_list(hub.api("POST", f"/user/{s}/assignments/submit",
                                              form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}))
             assert any(a.get("assignment_id") == ASSIGNMENT and a.get("status") == "submitted" for a in listed), listed
 
-        # A student cannot read the course's private files nor another student's submission.
+        # A student cannot read the course's private files, nor list the submissions. (nbgrader makes
+        # each submitted file world-readable, in a folder named with a random suffix that only a
+        # listing would reveal: the inbound folder is write-only for students, mode 2733.)
         inbound = exchange / COURSE_ID / "inbound"
-        other = next(p for p in inbound.iterdir() if p.name.startswith(f"{full}+"))
-        for secret in (course / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course / "gradebook.db",
-                       other / f"{ASSIGNMENT}.ipynb"):
+        for secret in (course / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course / "gradebook.db"):
             res = subprocess.run(["runuser", "-u", blank, "--", "cat", str(secret)], capture_output=True, cwd="/")
             assert res.returncode != 0 and not res.stdout, f"{blank} could read {secret}"
         res = subprocess.run(["runuser", "-u", blank, "--", "ls", str(inbound)], capture_output=True, cwd="/")
         assert res.returncode != 0, f"{blank} could list the submissions in {inbound}"
+        submitted = sorted(p.name for p in inbound.iterdir())
+        assert len(submitted) == 2 and all(len(name.rsplit("+", 1)[-1]) >= 8 for name in submitted), submitted
 
         # The instructor's side, as typed in a terminal in the course folder.
         for cmd in (["collect", ASSIGNMENT], ["autograde", ASSIGNMENT], ["generate_feedback", ASSIGNMENT],
