@@ -293,8 +293,8 @@ def run_in_kernel(hub: Hub, user: str, cells: list[str], timeout: float = 300) -
                 "parent_header": {}, "metadata": {}, "channel": "shell", "buffers": [],
                 "content": {"code": code, "silent": False, "store_history": True, "user_expressions": {},
                             "allow_stdin": False, "stop_on_error": True}}))
-            text, status = [], None
-            while status is None:
+            text, status, idle = [], None, False
+            while status is None or not idle:  # the reply (shell) and the outputs (iopub) come in any order
                 raw = await ws.read_message()
                 if raw is None:
                     raise AssertionError(f"the kernel's websocket of {user} closed")
@@ -312,6 +312,8 @@ def run_in_kernel(hub: Hub, user: str, cells: list[str], timeout: float = 300) -
                     raise AssertionError(f"cell failed in {user}'s kernel:\n{code}\n{content['ename']}: {content['evalue']}")
                 elif kind == "execute_reply":
                     status = content["status"]
+                elif kind == "status" and content.get("execution_state") == "idle":
+                    idle = True
             outputs.append("".join(text))
         ws.close()
         return outputs
@@ -428,8 +430,9 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
         # That student runs the notebook in a kernel of their server (as in JupyterLab): the course
         # environment works for them, and memory per user = their server + that kernel.
         cells = [c.source for c in filled.cells if c.cell_type == "code"]
-        cells.insert(0, f"import os; os.chdir(os.path.expanduser('~/{ASSIGNMENT}'))")
-        run_in_kernel(hub, full, cells)
+        cells.insert(0, f"import os, sys; os.chdir(os.path.expanduser('~/{ASSIGNMENT}')); print(sys.executable)")
+        outputs = run_in_kernel(hub, full, cells)
+        assert outputs[0].strip().startswith(str(ENV)), f"the student's kernel runs {outputs[0]!r}, not {ENV}"
         uid = pwd.getpwnam(full).pw_uid
         mem = {pid: memory_kb(pid) for pid in processes_of(uid)}
         rss, pss = sum(m[0] for m in mem.values()) / 1024, sum(m[1] for m in mem.values()) / 1024
@@ -454,11 +457,22 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
         submitted = sorted(p.name for p in inbound.iterdir())
         assert len(submitted) == 2 and all(len(name.rsplit("+", 1)[-1]) >= 8 for name in submitted), submitted
 
+        # nbgrader's exchange folders: everyone may fetch, students may not list the submissions.
+        modes = {d: (exchange / COURSE_ID / d).stat().st_mode & 0o7777 for d in ("outbound", "inbound")}
+        assert modes["outbound"] & 0o005 == 0o005 and modes["inbound"] & 0o004 == 0, {k: oct(v) for k, v in modes.items()}
+
+        # The kernel the course config names (python3) is the course environment's, for the grader.
+        specs = json.loads(as_user(instructor, ["jupyter", "kernelspec", "list", "--json"], course, env).stdout)
+        kernel = specs["kernelspecs"]["python3"]["resource_dir"]
+        assert kernel.startswith(str(ENV)), f"the grader's python3 kernel is {kernel}, not in {ENV}"
+
         # The instructor's side, as typed in a terminal in the course folder.
         for cmd in (["collect", ASSIGNMENT], ["autograde", ASSIGNMENT], ["generate_feedback", ASSIGNMENT],
                     ["release_feedback", ASSIGNMENT]):
             as_user(instructor, ["nbgrader", *cmd], course, env)
 
+        feedback_mode = (exchange / COURSE_ID / "feedback").stat().st_mode
+        assert feedback_mode & 0o004 == 0, f"students could list the feedback folder ({oct(feedback_mode)})"
         for s in (full, blank):
             hub.api("POST", f"/user/{s}/assignments/fetch_feedback",
                     form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
