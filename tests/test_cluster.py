@@ -35,6 +35,14 @@ def _distributed():
     return distributed
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the grading kernels)."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _course(path: Path) -> tuple[Path, list[str]]:
     """A course folder with the release of 01_cosine in the gradebook and four submissions."""
     root = tools.make_course(path, [ASSIGNMENT])
@@ -61,9 +69,9 @@ def test_local_cluster_grades_like_local_grading(tmp_path):
     with tools.offline_env(tmp_path) as network_log:
         local, students = _course(tmp_path / "local")
         remote, _ = _course(tmp_path / "cluster")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_seconds()
         local_reports = [grade_submission(local, ASSIGNMENT, s, sandbox=False, feedback=True) for s in students]
-        t_local = time.perf_counter() - t0
+        t_local, c_local = time.perf_counter() - t0, _cpu_seconds() - c0
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                       dashboard_address=None) as cluster:
             t0 = time.perf_counter()
@@ -71,7 +79,9 @@ def test_local_cluster_grades_like_local_grading(tmp_path):
                                        sandbox=False, feedback=True, progress=False)
             t_cluster = time.perf_counter() - t0
         assert network_log.read_text() == "", "a notebook tried to reach the network"
-    print(f"\n{len(students)} submissions: local one by one {t_local:.1f} s, LocalCluster of 2 workers {t_cluster:.1f} s")
+    print(f"\n{len(students)} submissions: local one by one {t_local:.1f} s ({c_local / len(students):.1f} CPU s per "
+          f"submission, grader and kernel: {60 * len(students) / c_local:.1f} per core-minute), LocalCluster of "
+          f"2 workers {t_cluster:.1f} s; load average {os.getloadavg()[0]:.1f}")
     assert [(r.assignment, r.student) for r in reports] == [(ASSIGNMENT, s) for s in students]
     for r, lr in zip(reports, local_reports):
         assert r.success and lr.success, (r.error, lr.error)

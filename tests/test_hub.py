@@ -60,9 +60,10 @@ ASSIGNMENT = "01_cosine"
 COURSE_ID = "weat-course"
 REQUIRED = os.environ.get("COURSE_TEST_HUB_REQUIRED", "") not in ("", "0")
 ENV = Path(os.environ.get("COURSE_TEST_HUB_ENV", "/opt/weat-course"))
-HOW = ("as root: `npm install -g configurable-http-proxy@5.3.0`, then `/usr/bin/python3 -m venv /opt/weat-course && "
-       "/opt/weat-course/bin/pip install -r requirements.txt jupyterhub==6.1.1 && "
-       "/opt/weat-course/bin/pip install --no-deps --force-reinstall .` (see .ci/run and docs/SYSADMIN.md)")
+HOW = ("as root, from the course folder: `npm install -g configurable-http-proxy@5.3.0`, `/usr/bin/python3 -m venv "
+       "/opt/weat-course`, install requirements.txt without its `-e .` and test-only lines into it, then "
+       "`/opt/weat-course/bin/pip install --no-deps --force-reinstall .` (the hub block of .ci/run does exactly "
+       "this; docs/SYSADMIN.md section 1)")
 
 
 def _unavailable(reason: str):
