@@ -171,7 +171,7 @@ def _grade(args) -> int:
     try:
         reports = grade_class(".", assignments=args.assignments or None, workers=args.workers,
                               sandbox=not args.no_sandbox, force=args.force, feedback=not args.no_feedback,
-                              export=args.export)
+                              export=args.export, scheduler=args.scheduler)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -254,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="submissions graded at once, each in its own process (default: the number of cores)")
     gr.add_argument("--force", action="store_true",
                     help="regrade submissions already graded whose files have not changed (manual scores are kept)")
+    gr.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="grade on a Dask distributed cluster (tcp://HOST:8786) instead of local processes; "
+                    "needs pip install .[cluster] (docs/SYSADMIN.md)")
     gr.add_argument("--no-sandbox", action="store_true",
                     help="run student code without the bubblewrap sandbox (only for code you trust: see docs/INSTRUCTORS.md)")
     bu = sub.add_parser("bundle", help="instructors: write the student distribution (released notebooks, data, the "

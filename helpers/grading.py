@@ -288,7 +288,7 @@ def _save_state(root: Path, state: dict) -> None:
 
 def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None = None, workers: int | None = None,
                 sandbox: bool = True, force: bool = False, feedback: bool = True, export: str | None = "grades.csv",
-                progress: bool = True) -> list[GradeReport]:
+                progress: bool = True, scheduler: str | None = None) -> list[GradeReport]:
     """Autograde every submission of every assignment (or of ``assignments``), then export.
 
     Parameters
@@ -309,6 +309,11 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         ``question_stats.csv``/``.png`` and ``flags.csv`` are written next to it. None: no exports.
     progress : bool
         Show one progress bar (on stderr).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://HOST:8786``): the submissions are graded
+        by its workers (:func:`helpers.cluster.executor`) instead of local processes, and
+        ``workers`` is ignored. The workers must see the course folder at the same path and use
+        the same gradebook (PostgreSQL for several machines): docs/SYSADMIN.md.
 
     Returns
     -------
@@ -370,8 +375,14 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     bar = tqdm(total=len(work), initial=len(reports), desc="Autograding", unit=" submission", disable=not progress)
     if todo:
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=get_context("spawn"),
-                                 initializer=_worker_init, initargs=(path,)) as pool:
+        if scheduler:
+            from .cluster import executor
+
+            pool_cm = executor(scheduler, root)
+        else:
+            pool_cm = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=get_context("spawn"),
+                                          initializer=_worker_init, initargs=(path,))
+        with pool_cm as pool:
             futures = {pool.submit(_job, str(root), a, s, sandbox, feedback): (a, s) for a, s in todo}
             for fut in as_completed(futures):
                 a, s = futures[fut]
