@@ -76,17 +76,22 @@ def load_lexicon(path, category: str, vocabulary: Container[str]) -> tuple[list[
         when ``category`` is not in the file (the message lists the categories it has) or when
         none of its words is in the vocabulary.
     """
+    by_category: dict[str, list[str]] = {}
     with open(path, encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    words = [r["word"].strip().lower() for r in rows if r["category"] == category]
-    if not words:
-        have = sorted({r["category"] for r in rows})
-        raise ValueError(f"No category {category!r} in {path}; it has: {', '.join(have)}.")
-    words = list(dict.fromkeys(w for w in words if w))
-    found = [w for w in words if w in vocabulary]
-    missing = [w for w in words if w not in vocabulary]
+        for row in csv.DictReader(fh):
+            by_category.setdefault(row["category"], []).append(row["word"])
+    if category not in by_category:
+        raise ValueError(f"No category {category!r} in {path}; it has: {', '.join(sorted(by_category))}.")
+    unique = {}  # dict keeps the first occurrence's order
+    for raw in by_category[category]:
+        word = raw.strip().lower()
+        if word:
+            unique.setdefault(word, None)
+    found, missing = [], []
+    for word in unique:
+        (found if word in vocabulary else missing).append(word)
     if not found:
-        raise ValueError(f"None of the {len(words)} words of {category!r} is in the vocabulary.")
+        raise ValueError(f"None of the {len(unique)} words of {category!r} is in the vocabulary.")
     return found, missing
 
 

@@ -14,7 +14,8 @@ as released. What it flags (each flag names the cell and says why, in plain word
 
 * IPython magics and shell lines (``%``, ``%%``, ``!``): the cell is not plain Python;
 * ``get_ipython`` and the other ways into the running kernel (``globals()``, ``locals()``,
-  ``vars()``, ``eval``, ``exec``, ``compile``, ``__import__``, ``open``, ``breakpoint``);
+  ``vars()``, ``eval``, ``exec``, ``compile``, ``__import__``, ``breakpoint``), and ``open`` in
+  any mode that writes (reading a file is allowed: notebook 10 reads a lexicon);
 * ``getattr``/``setattr``/``delattr`` with a computed or dunder name, ``setattr``/``delattr`` on a
   module, and dunder attributes (``__code__``, ``__globals__``, ``__builtins__``, ``__dict__``,
   ``__wrapped__``, ``__closure__``, ``__subclasses__``, ...);
@@ -52,10 +53,10 @@ __all__ = ["ALLOWED_IMPORTS", "SIMILARITY_THRESHOLD", "REFERENCE_MODULES", "scan
 ALLOWED_IMPORTS = frozenset({
     "numpy", "scipy", "math", "cmath", "statistics", "itertools", "functools", "collections", "operator",
     "typing", "dataclasses", "__future__", "numbers", "fractions", "decimal", "heapq", "bisect", "random",
-    "re", "string", "copy", "warnings", "pandas", "matplotlib", "seaborn", "helpers",
+    "re", "string", "copy", "warnings", "csv", "json", "pandas", "matplotlib", "seaborn", "helpers",
 })
 #: Course modules an answer may import (the others grade, scan or flag it).
-REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "plots")
+REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots")
 #: An answer function at least this similar to the reference function of the same name (see
 #: :func:`similarity`) is flagged as a near-copy. Measured on the 56 answer functions of every
 #: worked solution and mutant that share a name with a reference function: median 0.50, 90th
@@ -71,7 +72,6 @@ _FORBIDDEN_NAMES = {
     "exec": "uses exec (runs code built as text); no exercise needs it",
     "compile": "uses compile (builds code from text); no exercise needs it",
     "__import__": "uses __import__; import modules with an import statement",
-    "open": "opens a file; no exercise reads or writes files",
     "breakpoint": "calls breakpoint()",
     "__builtins__": "uses __builtins__ (the built-in functions the tests rely on)",
     "__builtin__": "uses __builtin__",
@@ -230,6 +230,19 @@ def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), cour
             for t in n.targets:
                 if isinstance(t, ast.Name):
                     aliases.add(t.id)
+    # open(path) and open(path, "r"/"rb"/"rt", ...) read a file (notebook 10 reads a lexicon); any
+    # other use of open (a mode that writes, a computed mode, open passed around) is flagged
+    read_only_opens = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "open":
+            modes = [k.value for k in n.keywords if k.arg == "mode"] + n.args[1:2]
+            if all(isinstance(m, ast.Constant) and isinstance(m.value, str) and set(m.value) <= set("rtb")
+                   for m in modes):
+                read_only_opens.add(id(n.func))
+            target = n.args[0] if n.args else None
+            if isinstance(target, ast.Constant) and isinstance(target.value, str) \
+                    and (target.value.startswith(("/", "~")) or ".." in target.value):
+                flag(f"opens {target.value!r}, a file outside the notebook's folder")
     for n in ast.walk(tree):
         if isinstance(n, (ast.Import, ast.ImportFrom)):
             names = ([a.name for a in n.names] if isinstance(n, ast.Import)
@@ -243,7 +256,9 @@ def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), cour
                 elif top == "helpers" and "." in name and name.split(".")[1] not in REFERENCE_MODULES:
                     flag(f"imports helpers.{name.split('.')[1]}, a module of the course's grading machinery")
         elif isinstance(n, ast.Name):
-            if n.id in _FORBIDDEN_NAMES:
+            if n.id == "open" and id(n) not in read_only_opens:
+                flag("opens a file for writing (or passes open around); exercises only read files")
+            elif n.id in _FORBIDDEN_NAMES:
                 flag(_FORBIDDEN_NAMES[n.id])
             elif n.id.startswith("__") and n.id.endswith("__") and n.id not in _SAFE_DUNDERS:
                 flag(f"uses the special name {n.id}")

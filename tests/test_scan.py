@@ -48,7 +48,11 @@ PROTECTED = {"check_close", "check_own_work", "quiet", "np", "float", "load_defa
     ("%%capture\nx = 1", "magics"),
     ("!rm -rf ~", "shell"),
     ("%load_ext autoreload", "magics"),
-    ("with open('/etc/passwd') as f:\n    pass", "opens a file"),
+    ("with open('/etc/passwd') as f:\n    pass", "outside the notebook's folder"),
+    ("with open('../../../solutions/x.ipynb') as f:\n    pass", "outside the notebook's folder"),
+    ("def f(p):\n    with open(p, 'w') as fh:\n        fh.write('x')", "opens a file for writing"),
+    ("def f(p, m):\n    return open(p, m)", "opens a file for writing"),
+    ("o = open", "opens a file for writing"),
     ("import importlib\nm = importlib.import_module('o' + 's')", "imports importlib"),
     ("def f():\n    global np\n    np = None", "rebinds np"),
     ("for load_default in []:\n    pass", "rebinds load_default"),
@@ -68,6 +72,8 @@ def test_scan_flags_what_honest_answers_never_need(code, reason):
     "result = {}\nresult['x'] = 1\nobj = type('O', (), {})()\nobj.x = 2",
     "x = getattr(obj, 'shape', None)",
     "if __name__ == '__main__':\n    pass",
+    "import csv\ndef load(path):\n    with open(path, encoding='utf-8', newline='') as fh:\n        return list(csv.reader(fh))",
+    "def load(path):\n    with open(path, 'rb') as fh:\n        return fh.read()",
 ])
 def test_scan_leaves_honest_code_alone(code):
     protected = PROTECTED - {"load_default"}
