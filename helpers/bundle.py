@@ -61,6 +61,16 @@ def student_requirements(root: str | os.PathLike) -> list[str]:
     """The pinned lines of ``root/requirements.txt`` a student needs: the package's run-time
     dependencies (``pyproject.toml``) and :data:`STUDENT_TOOLS`, nothing only tests need.
 
+    Parameters
+    ----------
+    root : path
+        The course root (the folder with ``requirements.txt`` and ``pyproject.toml``).
+
+    Returns
+    -------
+    list of str
+        ``name==version`` lines, in the order of ``requirements.txt``.
+
     Raises
     ------
     RuntimeError

@@ -64,7 +64,23 @@ class GradeReport:
 
 
 def load_course_config(root: str | os.PathLike):
-    """The traitlets ``Config`` of ``root/nbgrader_config.py`` (nbgrader's Python API does not read it itself)."""
+    """The traitlets ``Config`` of ``root/nbgrader_config.py`` (nbgrader's Python API does not read it itself).
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+
+    Returns
+    -------
+    traitlets.config.Config
+        The course's configuration, with ``CourseDirectory.root`` set to ``root``.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``root`` has no ``nbgrader_config.py`` (run from the course root).
+    """
     from traitlets.config.loader import PyFileConfigLoader
 
     root = Path(root)
@@ -76,7 +92,13 @@ def load_course_config(root: str | os.PathLike):
 
 
 def default_workers() -> int:
-    """The number of cores this process may use (``os.process_cpu_count`` or the affinity mask)."""
+    """The number of cores this process may use (``os.process_cpu_count`` or the affinity mask).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     if hasattr(os, "process_cpu_count"):
         return os.process_cpu_count() or 1
     try:
@@ -133,7 +155,18 @@ def _course(root, sandbox: bool):
 
 
 def submission_hash(folder: str | os.PathLike) -> str:
-    """SHA-256 of every file of a submission folder (relative names and contents, sorted by name)."""
+    """SHA-256 of every file of a submission folder (relative names and contents, sorted by name).
+
+    Parameters
+    ----------
+    folder : path
+        A submission folder (``submitted/<student>/<assignment>/``) or an assignment's source.
+
+    Returns
+    -------
+    str
+        The hex digest; the same files give the same digest, any change in a name or a byte another.
+    """
     folder = Path(folder)
     h = hashlib.sha256()
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts):
@@ -409,7 +442,18 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
 
 
 def summary(reports: list[GradeReport]) -> dict:
-    """``{"graded": n, "skipped": n, "failed": n, "flagged": n}`` (flagged: submissions with a flag)."""
+    """Counts of a grading run.
+
+    Parameters
+    ----------
+    reports : list of GradeReport
+        What :func:`grade_class` returned.
+
+    Returns
+    -------
+    dict
+        ``{"graded": n, "skipped": n, "failed": n, "flagged": n}`` (flagged: submissions with a flag).
+    """
     return {"graded": sum(r.success and not r.skipped for r in reports), "skipped": sum(r.skipped for r in reports),
             "failed": sum(not r.success for r in reports), "flagged": sum(bool(r.flags) for r in reports)}
 
@@ -564,7 +608,20 @@ def _plot_question_stats(rows: list[dict], path) -> None:
 
 
 def write_flags(flags: list[dict], path: str | os.PathLike) -> Path:
-    """Write ``flags.csv`` (assignment, student, notebook, cell, reason), one row per flag."""
+    """Write ``flags.csv`` (assignment, student, notebook, cell, reason), one row per flag.
+
+    Parameters
+    ----------
+    flags : list of dict
+        Flags as :func:`helpers.flags.read_flags` returns them.
+    path : path
+        The CSV file to write (a header row even when there is no flag).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     path = Path(path)
     with open(path, "w", newline="") as fh:
         w = csv.DictWriter(fh, FLAG_COLUMNS, extrasaction="ignore")

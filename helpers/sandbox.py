@@ -164,7 +164,20 @@ def read_only_paths(course_root: Path, extra=(), env: dict | None = None) -> lis
 def kernel_env(env: dict, extra_allow=()) -> dict:
     """The environment of a sandboxed kernel: the allow-listed variables of ``env``, a private
     ``HOME`` and ``TMPDIR``, one BLAS thread and two malloc arenas unless set (many kernels share the
-    grading machine, and each thread's buffers and arenas count against the memory limit)."""
+    grading machine, and each thread's buffers and arenas count against the memory limit).
+
+    Parameters
+    ----------
+    env : dict
+        The grader's environment (``os.environ``).
+    extra_allow : iterable of str
+        More variable names to pass through (``Sandbox.env_allow``).
+
+    Returns
+    -------
+    dict
+        The kernel's environment: never a database URL, password or token of the grader.
+    """
     allow = set(ENV_ALLOW) | set(extra_allow)
     out = {k: v for k, v in env.items() if k in allow or k.startswith(ENV_PREFIXES)}
     out.update(HOME=SANDBOX_HOME, TMPDIR="/tmp", PATH=env.get("PATH", "/usr/local/bin:/usr/bin:/bin"))
