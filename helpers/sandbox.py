@@ -149,7 +149,11 @@ def read_only_paths(course_root: Path, extra=(), env: dict | None = None) -> lis
         candidates.append(Path(env["COURSE_DATA_DIR"]))
     candidates += [Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     candidates += [Path(p) for p in extra]
-    protected = [course_root, package.parent, Path.home().resolve(), Path("/")]
+    protected = [course_root, Path.home().resolve(), Path("/")]
+    if package.parent.name not in ("site-packages", "dist-packages"):
+        # the package's folder is a checkout (editable install or PYTHONPATH): the course itself. An
+        # installed package's folder is the environment's site-packages, bound with the environment.
+        protected.append(package.parent)
     out: list[Path] = []
     for p in candidates:
         p = Path(os.path.abspath(p))

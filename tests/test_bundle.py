@@ -176,7 +176,8 @@ def venv(bundle, tmp_path_factory) -> Path:
                              capture_output=True, text=True, check=True).stdout.strip()
     ours = [p for p in site.getsitepackages() if Path(p).is_dir()]
     (Path(purelib) / "course_dependencies.pth").write_text("\n".join(ours) + "\n")
-    res = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index",
+    # --force-reinstall: the course's own (editable) install is visible through the .pth and would be kept
+    res = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "--force-reinstall",
                           str(_wheel(bundle))], capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     return env_dir

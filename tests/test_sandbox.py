@@ -538,3 +538,23 @@ def test_bad_cell_is_flagged_in_the_gradebook(attacked, student, cell):
         pytest.skip("helpers.flags has no read_flags yet")
     found = [f for f in flags.read_flags(attacked["db_url"], [A]) if f["student"] == student]
     assert any(f["cell"] == cell for f in found), found
+
+
+def test_read_only_paths_of_an_installed_package_hold_its_environment(monkeypatch, tmp_path):
+    """A package installed in an environment (a hub's /opt/weat-course): the environment's folder is
+    bound, with the interpreter, even though it holds the package's folder (site-packages)."""
+    env_root = tmp_path / "opt" / "weat-course"
+    site_packages = env_root / "lib" / "python3.11" / "site-packages"
+    (site_packages / "helpers").mkdir(parents=True)
+    (env_root / "bin").mkdir()
+    monkeypatch.setattr(sandbox, "_package_dir", lambda: site_packages / "helpers")
+    monkeypatch.setattr(sandbox, "python_roots", lambda: [env_root])
+    ro = sandbox.read_only_paths(tmp_path / "course", env={})
+    assert env_root in ro
+    # a checkout is different: its folder is the course, never bound as a whole
+    checkout = tmp_path / "checkout"
+    (checkout / "helpers").mkdir(parents=True)
+    monkeypatch.setattr(sandbox, "_package_dir", lambda: checkout / "helpers")
+    monkeypatch.setattr(sandbox, "python_roots", lambda: [tmp_path])
+    ro = sandbox.read_only_paths(tmp_path / "course", env={})
+    assert checkout / "helpers" in ro and checkout not in ro and tmp_path not in ro
