@@ -12,12 +12,12 @@ from pathlib import Path
 
 from helpers.embeddings import load_default
 
-from . import embeddings, exact, grading, notebooks, replicate, sampled
+from . import embeddings, exact, grading, notebooks, replicate, sampled, sandbox
 from .common import Context, Row, fmt_ratio, fmt_value, loadavg, log, machine, table
 
 AREAS = {"sampled": sampled, "exact": exact, "embeddings": embeddings, "replicate": replicate,
-         "notebooks": notebooks, "grading": grading}
-SLOW = ("notebooks", "grading")  # skipped by --quick
+         "notebooks": notebooks, "grading": grading, "sandbox": sandbox}
+SLOW = ("notebooks", "grading", "sandbox")  # skipped by --quick
 
 
 def report(ctx: Context, info: dict, quick: bool, elapsed: float, load_start: str, load_end: str) -> str:

@@ -1,6 +1,7 @@
 """Autograde time per submission with and without the sandbox, measured side by side in one run.
 
-    python tests/measure_sandbox_overhead.py [--repeats 5] [--assignment 01_cosine]
+    python -m benchmarks --only sandbox        (a row in the benchmark's table)
+    python -m benchmarks.sandbox [--repeats 5] [--assignment 01_cosine]
 
 One temporary course, one gradebook; the same correct submission is autograded ``repeats`` times
 with the sandbox and ``repeats`` times without, interleaved (on/off, then off/on, ...) so that a
@@ -19,8 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import nbgrader_tools as nbt  # noqa: E402
+from tests import nbgrader_tools as nbt
+
+from .common import Context, Row
+
+SECTION = "Grading"
+TARGET_OVERHEAD = 0.15
 
 
 def _kernel_start_seconds(config, workdir) -> float:
@@ -103,6 +108,18 @@ def report(result: dict) -> str:
                      f"(runs: {', '.join(f'{x:.2f}' for x in r['start'])})")
     lines.append(f"sandbox overhead (median wall): {100 * result['overhead']:+.1f} %")
     return "\n".join(lines)
+
+
+def run(ctx: Context) -> None:
+    """Append the sandboxed and unsandboxed autograde times of 01_cosine (medians, interleaved)."""
+    result = measure("01_cosine", 3 if ctx.quick else 5, work=ctx.tmp)
+    on, off = (statistics.median(result[m]["wall"]) for m in ("sandbox", "plain"))
+    ctx.rows.append(Row(SECTION, "autograde 01_cosine in the bubblewrap sandbox", on, "without sandbox", off,
+                        f"overhead <= {TARGET_OVERHEAD:.0%}", result["overhead"] <= TARGET_OVERHEAD,
+                        note=f"overhead {100 * result['overhead']:+.1f} % (medians, interleaved runs); "
+                             f"kernel start {statistics.median(result['sandbox']['start']):.2f} s sandboxed, "
+                             f"{statistics.median(result['plain']['start']):.2f} s without"))
+    ctx.extra["sandbox"] = result
 
 
 if __name__ == "__main__":
