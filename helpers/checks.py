@@ -76,6 +76,7 @@ def check_callable(obj, name: str):
     Returns
     -------
     None
+        When ``obj`` is callable.
 
     Raises
     ------
@@ -100,6 +101,7 @@ def check_type(value, types, what: str):
     Returns
     -------
     None
+        When ``value`` is of an accepted class.
 
     Raises
     ------
@@ -126,6 +128,7 @@ def check_shape(value, shape: tuple, what: str):
     Returns
     -------
     None
+        When the shape is right.
 
     Raises
     ------
@@ -165,6 +168,7 @@ def check_close(actual, expected, what: str, *, rtol: float = 1e-6, atol: float 
     Returns
     -------
     None
+        When ``actual`` is finite and close to ``expected``.
 
     Raises
     ------
@@ -199,6 +203,7 @@ def check_raises(func, exc_types, what: str):
     Returns
     -------
     None
+        When ``func()`` raised one of ``exc_types``.
 
     Raises
     ------
@@ -225,6 +230,26 @@ def _is_reference(obj) -> bool:
 
 def _label(obj) -> str:
     return f"{obj.__module__}.{_getattr(obj, '__name__', '?')}"
+
+
+def _codes(code):
+    """``code`` and every code object nested in it (functions, classes, comprehensions), depth first."""
+    todo = [code]
+    while todo:
+        code = todo.pop()
+        todo.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+        yield code
+
+
+def _kept(f) -> list:
+    """What function ``f`` keeps: its default and keyword-only default values and its closure's cells."""
+    kept = [*(f.__defaults__ or ()), *(f.__kwdefaults__ or {}).values()]
+    for cell in f.__closure__ or ():
+        try:
+            kept.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            pass
+    return kept
 
 
 # functions of these packages are not followed into (the student's own code is)
@@ -312,22 +337,14 @@ def reference_calls(func, names=None) -> list[str]:
                 return
 
     def read_function(f):
-        kept = [*(f.__defaults__ or ()), *(f.__kwdefaults__ or {}).values()]
-        for cell in f.__closure__ or ():
-            try:
-                kept.append(cell.cell_contents)
-            except ValueError:  # an empty cell
-                pass
+        kept = _kept(f)
         wrapped = f.__dict__.get("__wrapped__")
         if wrapped is not None:
             kept.append(wrapped)
         modules = [x for x in kept if _isinstance(x, _ModuleType) and _in_helpers(x)]
         for x in kept:
             visit(x)
-        codes = [f.__code__]
-        while codes:
-            code = codes.pop()
-            codes.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+        for code in _codes(f.__code__):
             ins = list(_get_instructions(code))
             local_modules = list(modules)
             for k, op in enumerate(ins):  # imports inside the function, resolved by importing them
@@ -498,10 +515,8 @@ def python_loops(func) -> list[str]:
     code0 = _getattr(func, "__code__", None)
     if not _isinstance(code0, _CodeType):
         return []
-    found, codes = [], [code0]
-    while codes:
-        code = codes.pop()
-        codes.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+    found = []
+    for code in _codes(code0):
         for ins in _get_instructions(code):
             if ins.opname == "FOR_ITER" or "BACKWARD" in ins.opname or ins.opname == "JUMP_ABSOLUTE":
                 found.append(f"{code.co_name}: {ins.opname}")
@@ -523,17 +538,8 @@ def _own_functions(func) -> list:
             continue
         seen.add(_id(f))
         out.append(f)
-        todo.extend(f.__defaults__ or ())
-        todo.extend((f.__kwdefaults__ or {}).values())
-        for cell in f.__closure__ or ():
-            try:
-                todo.append(cell.cell_contents)
-            except ValueError:
-                pass
-        codes = [f.__code__]
-        while codes:
-            code = codes.pop()
-            codes.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+        todo.extend(_kept(f))
+        for code in _codes(f.__code__):
             todo.extend(f.__globals__.get(n) for n in code.co_names)
     return out
 
@@ -558,6 +564,7 @@ def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint
     Returns
     -------
     None
+        When no loop is found.
 
     Raises
     ------
@@ -572,10 +579,8 @@ def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint
     for f in _own_functions(func):
         assert not python_loops(f), (f"{label} calls your function {f.__name__}, which contains a Python loop; "
                                      f"{label} must be vectorised all the way down.{tail}")
-        codes, used = [f.__code__], _set()
-        while codes:
-            code = codes.pop()
-            codes.extend(c for c in code.co_consts if _isinstance(c, _CodeType))
+        used = _set()
+        for code in _codes(f.__code__):
             used.update(code.co_names)
         disguised = _sorted(used & _LOOPS_IN_DISGUISE)
         assert not disguised, (f"{f.__name__} loops in disguise ({', '.join(disguised)}); "

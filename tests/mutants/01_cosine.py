@@ -15,7 +15,7 @@ MUTANTS = [
     {"name": "cosine without normalising (raw dot product)", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("return float(u @ v / (norm_u * norm_v))", "return float(u @ v)")]},
     {"name": "cosine returns nan for a zero vector instead of raising", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [(_ZERO_CHECK, "")]},
     {"name": "cosine calls the course's reference implementation", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("def cosine(u, v):", _IMPORT_REFERENCE), ("return float(u @ v / (norm_u * norm_v))", "return reference_cosine(u, v)")]},
-    # only the hidden test's run-time spy on helpers.statistics sees this one
+    # check_own_work sees this one twice: it reads imports inside the function, and its run-time spy watches the call
     {"name": "cosine imports the reference implementation inside the function", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("return float(u @ v / (norm_u * norm_v))", _CALL_INSIDE)]},
     # cosine_matrix is built on unit_rows, so its values are wrong too; the vectorised check
     # looks only at the shape and the code, so it keeps its point

@@ -25,7 +25,7 @@ MUTANTS = [
     {"name": "maximum effect size with the ddof factor upside down (above 2 for ddof=1)", "cell": "max_effect_size", "fails": ["max_effect_size_tests"], "replace": [(_BOUND, "return float(2.0 * np.sqrt(N / (N - ddof)))")]},
     {"name": "Cohen's d with the standard deviation of X and Y pooled together (the WEAT's d)", "cell": "cohens_d", "fails": ["cohens_d_tests"], "replace": [(_SP, "sp = np.concatenate([sx, sy]).std(ddof=1)")]},
     {"name": "Cohen's d dividing the within-group sum of squares by N instead of N - 2", "cell": "cohens_d", "fails": ["cohens_d_tests"], "replace": [(_SP, "sp = np.sqrt(ss / (sx.size + sy.size))")]},
-    # check_own_work (which reads the code) does not see this one; the run-time spy does
+    # check_own_work sees these twice: it reads imports inside the function, and its run-time spy watches the call
     {"name": "effect size that imports the reference implementation inside the function", "cell": "effect_size", "fails": ["effect_size_tests"], "replace": [(_D, _CALL_INSIDE)]},
     {"name": "maximum effect size computed with the reference effect size on the extreme configuration", "cell": "max_effect_size", "fails": ["max_effect_size_tests"], "replace": [(_BOUND, _BOUND_FROM_REFERENCE)]},
 ]

@@ -30,7 +30,7 @@ MUTANTS = [
     {"name": "sampled p-value that leaves out the observed split in the count only (k / (B + 1))", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, "return float(k / (n_resamples + 1))")]},
     {"name": "sampled p-value from NumPy's global random state (ignores rng: not reproducible)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_PERMS, "perms = np.array([np.random.permutation(pooled) for _ in range(rows)])")]},
     {"name": "sampled p-value that calls the course's reference implementation", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, _CALL_SAMPLED)]},
-    # check_own_work (which reads the code) does not see this one; the run-time spy does
+    # check_own_work sees these twice: it reads imports inside the function, and its run-time spy watches the call
     {"name": "exact p-value that imports the reference implementation inside the function", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [(_EXACT_P, _CALL_EXACT_INSIDE)]},
     {"name": "sampled p-value that imports the reference implementation inside the function", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, _CALL_SAMPLED_INSIDE)]},
 ]

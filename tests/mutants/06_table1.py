@@ -43,6 +43,6 @@ MUTANTS = [
     {"name": "table1_rows with the population standard deviation (ddof=0)", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("\n        d = effect_size_from_scores(sx, sy, ddof=1)", "\n        d = effect_size_from_scores(sx, sy, ddof=0)")]},
     {"name": "table1_rows with the full printed word lists instead of the words the paper used", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("apply_oov_rule(kv, t.target_x.used_by_paper, t.target_y.used_by_paper, rng)", "apply_oov_rule(kv, list(t.target_x.words), list(t.target_y.words), rng)"), ("in_vocabulary(kv, t.attribute_a.used_by_paper)", "in_vocabulary(kv, t.attribute_a.words)"), ("in_vocabulary(kv, t.attribute_b.used_by_paper)", "in_vocabulary(kv, t.attribute_b.words)")]},
     {"name": "table1_rows that calls the course's reference run_table1", "cell": "table1_rows", "fails": ["table1_rows_tests"], "source": _WRAP_RUN_TABLE1},
-    {"name": "in_vocabulary that imports the reference lookup inside the function (invisible to check_own_work)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "replace": [(_FOUND, _LOOKUP_INSIDE)]},
+    {"name": "in_vocabulary that imports the reference lookup inside the function", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "replace": [(_FOUND, _LOOKUP_INSIDE)]},
     {"name": "apply_oov_rule that imports the reference trim_to_equal inside the function", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "replace": [(_EQUAL, _TRIM_INSIDE)]},
 ]

@@ -1,150 +1,21 @@
-"""Known-wrong answers to 11_enumerating_biases that the autograder must catch (see CONTRIBUTING.md).
+"""Known-wrong answers to 11_enumerating_biases that the autograder must catch (format: CONTRIBUTING.md, "Mutants").
 
-Each mutant edits the worked solution of the cell ``cell`` (``replace``: ``(old, new)`` pairs, each
-``old`` occurring exactly once) or rewrites it (``source``); after autograding, the test cells in
-``fails`` must lose their points and every other test cell must keep full marks.
 ``rotation_pvalues`` calls the student's ``random_rotation``, so a wrong rotation also costs
 Exercise 2 (its hidden tests compute the expected p-values with the course's reference rotation).
 """
 
-ROTATION = "random_rotation"
-PVALUES = "rotation_pvalues"
-BH = "benjamini_hochberg"
-ROTATION_FAILS = ["random_rotation_tests", "rotation_pvalues_tests"]
-
-MUTANTS = [
-    # --- Exercise 1: random_rotation -----------------------------------------------------------
-    {
-        "name": "rotation: the Gaussian matrix itself, never orthogonalised (lengths and angles change)",
-        "cell": ROTATION,
-        "replace": [("return Q * signs", "return Z")],
-        "fails": ROTATION_FAILS,
-    },
-    {
-        "name": "rotation: Gaussian columns scaled to unit length but not orthogonal to each other",
-        "cell": ROTATION,
-        "replace": [("return Q * signs", "return Z / np.linalg.norm(Z, axis=0)")],
-        "fails": ROTATION_FAILS,
-    },
-    {
-        "name": "rotation: QR without the sign fix (orthogonal, but not uniformly distributed)",
-        "cell": ROTATION,
-        "replace": [("return Q * signs", "return Q")],
-        "fails": ROTATION_FAILS,
-    },
-    {
-        "name": "rotation: the sign fix applied to the rows of Q instead of its columns",
-        "cell": ROTATION,
-        "replace": [("return Q * signs", "return signs[:, None] * Q")],
-        "fails": ROTATION_FAILS,
-    },
-    {
-        "name": "rotation: NumPy's global random state instead of rng (not reproducible)",
-        "cell": ROTATION,
-        "replace": [("Z = rng.standard_normal((d, d))", "Z = np.random.standard_normal((d, d))")],
-        "fails": ROTATION_FAILS,
-    },
-    {
-        "name": "rotation: QR of uniform numbers instead of standard normal ones (not uniformly distributed)",
-        "cell": ROTATION,
-        "replace": [("Z = rng.standard_normal((d, d))", "Z = rng.random((d, d))")],
-        "fails": ROTATION_FAILS,
-    },
-    # --- Exercise 2: rotation_pvalues ----------------------------------------------------------
-    {
-        "name": "p-values: a different rotation for each name cluster (destroys the names' own geometry)",
-        "cell": PVALUES,
-        "replace": [("count += (D @ R) @ E.T >= observed",
-                     "count += np.array([D[i] @ random_rotation(D.shape[1], rng) for i in range(len(D))]) @ E.T "
-                     ">= observed")],
-        "fails": ["rotation_pvalues_tests"],
-    },
-    {
-        "name": "p-values: rotates the words instead of the names (same distribution, not the documented recipe)",
-        "cell": PVALUES,
-        "replace": [("count += (D @ R) @ E.T >= observed", "count += D @ (E @ R).T >= observed")],
-        "fails": ["rotation_pvalues_tests"],
-    },
-    {
-        "name": "p-values: names and words rotated by the same matrix (every cosine kept: no null at all)",
-        "cell": PVALUES,
-        "replace": [("count += (D @ R) @ E.T >= observed", "count += (D @ R) @ (E @ R).T >= observed")],
-        "fails": ["rotation_pvalues_tests"],
-    },
-    {
-        "name": "p-values: the observed statistic not counted (count / B, can be 0)",
-        "cell": PVALUES,
-        "replace": [("return (1.0 + count) / (int(n_resamples) + 1.0)", "return count / int(n_resamples)")],
-        "fails": ["rotation_pvalues_tests"],
-    },
-    {
-        "name": "p-values: ties not counted as at least as extreme (> instead of >=)",
-        "cell": PVALUES,
-        "replace": [("count += (D @ R) @ E.T >= observed", "count += (D @ R) @ E.T > observed")],
-        "fails": ["rotation_pvalues_tests"],
-    },
-    {
-        "name": "p-values: two-sided (absolute values) instead of one-sided",
-        "cell": PVALUES,
-        "replace": [("count += (D @ R) @ E.T >= observed", "count += np.abs((D @ R) @ E.T) >= np.abs(observed)")],
-        "fails": ["rotation_pvalues_tests"],
-    },
-    {
-        "name": "p-values: one rotation drawn once and reused for every resample",
-        "cell": PVALUES,
-        "replace": [("    for _ in range(int(n_resamples)):\n        R = random_rotation(D.shape[1], rng)\n",
-                     "    R = random_rotation(D.shape[1], rng)\n    for _ in range(int(n_resamples)):\n")],
-        "fails": ["rotation_pvalues_tests"],
-    },
-    {
-        "name": "p-values: a fresh unseeded generator for each rotation (global randomness, not reproducible)",
-        "cell": PVALUES,
-        "replace": [("R = random_rotation(D.shape[1], rng)", "R = random_rotation(D.shape[1], np.random.default_rng())")],
-        "fails": ["rotation_pvalues_tests"],
-    },
-    # --- Exercise 3: benjamini_hochberg --------------------------------------------------------
-    {
-        "name": "BH: Bonferroni instead (m p, no division by the rank)",
-        "cell": BH,
-        "replace": [("scaled = flat[order] * m / np.arange(1, m + 1)", "scaled = flat[order] * m")],
-        "fails": ["benjamini_hochberg_tests"],
-    },
-    {
-        "name": "BH: no running minimum (q not monotone in p)",
-        "cell": BH,
-        "replace": [("q_sorted = np.minimum.accumulate(scaled[::-1])[::-1]", "q_sorted = scaled")],
-        "fails": ["benjamini_hochberg_tests"],
-    },
-    {
-        "name": "BH: running minimum from the smallest p upwards (wrong direction)",
-        "cell": BH,
-        "replace": [("q_sorted = np.minimum.accumulate(scaled[::-1])[::-1]",
-                     "q_sorted = np.minimum.accumulate(scaled)")],
-        "fails": ["benjamini_hochberg_tests"],
-    },
-    {
-        "name": "BH: running maximum instead of minimum",
-        "cell": BH,
-        "replace": [("q_sorted = np.minimum.accumulate(scaled[::-1])[::-1]",
-                     "q_sorted = np.maximum.accumulate(scaled)")],
-        "fails": ["benjamini_hochberg_tests"],
-    },
-    {
-        "name": "BH: ranks by position, the p-values never sorted",
-        "cell": BH,
-        "replace": [('order = np.argsort(flat, kind="stable")', "order = np.arange(m)")],
-        "fails": ["benjamini_hochberg_tests"],
-    },
-    {
-        "name": "BH: q-values returned in sorted order, not in the original positions",
-        "cell": BH,
-        "replace": [("q[order] = np.minimum(q_sorted, 1.0)", "q[:] = np.minimum(q_sorted, 1.0)")],
-        "fails": ["benjamini_hochberg_tests"],
-    },
-    {
-        "name": "BH: a separate family for each name cluster (each row) instead of all pairs",
-        "cell": BH,
-        "source": '''
+_ROTATION_FAILS = ["random_rotation_tests", "rotation_pvalues_tests"]
+_SIGNS = "return Q * signs"
+_GAUSSIAN = "Z = rng.standard_normal((d, d))"
+_COUNT = "count += (D @ R) @ E.T >= observed"
+_ROTATE = "R = random_rotation(D.shape[1], rng)"
+_ROTATE_PER_CLUSTER = ("count += np.array([D[i] @ random_rotation(D.shape[1], rng) for i in range(len(D))]) @ E.T "
+                       ">= observed")
+_ROTATE_EACH_RESAMPLE = "    for _ in range(int(n_resamples)):\n        R = random_rotation(D.shape[1], rng)\n"
+_ROTATE_ONCE = "    R = random_rotation(D.shape[1], rng)\n    for _ in range(int(n_resamples)):\n"
+_SCALED = "scaled = flat[order] * m / np.arange(1, m + 1)"
+_RUNNING_MIN = "q_sorted = np.minimum.accumulate(scaled[::-1])[::-1]"
+_BH_PER_ROW = '''
 def benjamini_hochberg(p):
     p = np.asarray(p, dtype=np.float64)
     if p.size == 0:
@@ -161,7 +32,33 @@ def benjamini_hochberg(p):
     if p.ndim == 2:
         return np.array([one_family(row) for row in p])
     return one_family(p.ravel()).reshape(p.shape)
-''',
-        "fails": ["benjamini_hochberg_tests"],
-    },
+'''
+
+# One mutant per line: its name, the solution cell it changes, the test cells that must lose their
+# points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
+MUTANTS = [
+    # --- Exercise 1: random_rotation
+    {"name": "rotation: the Gaussian matrix itself, never orthogonalised (lengths and angles change)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return Z")]},
+    {"name": "rotation: Gaussian columns scaled to unit length but not orthogonal to each other", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return Z / np.linalg.norm(Z, axis=0)")]},
+    {"name": "rotation: QR without the sign fix (orthogonal, but not uniformly distributed)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return Q")]},
+    {"name": "rotation: the sign fix applied to the rows of Q instead of its columns", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return signs[:, None] * Q")]},
+    {"name": "rotation: NumPy's global random state instead of rng (not reproducible)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GAUSSIAN, "Z = np.random.standard_normal((d, d))")]},
+    {"name": "rotation: QR of uniform numbers instead of standard normal ones (not uniformly distributed)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GAUSSIAN, "Z = rng.random((d, d))")]},
+    # --- Exercise 2: rotation_pvalues
+    {"name": "p-values: a different rotation for each name cluster (destroys the names' own geometry)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, _ROTATE_PER_CLUSTER)]},
+    {"name": "p-values: rotates the words instead of the names (same distribution, not the documented recipe)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += D @ (E @ R).T >= observed")]},
+    {"name": "p-values: names and words rotated by the same matrix (every cosine kept: no null at all)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += (D @ R) @ (E @ R).T >= observed")]},
+    {"name": "p-values: the observed statistic not counted (count / B, can be 0)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [("return (1.0 + count) / (int(n_resamples) + 1.0)", "return count / int(n_resamples)")]},
+    {"name": "p-values: ties not counted as at least as extreme (> instead of >=)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += (D @ R) @ E.T > observed")]},
+    {"name": "p-values: two-sided (absolute values) instead of one-sided", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += np.abs((D @ R) @ E.T) >= np.abs(observed)")]},
+    {"name": "p-values: one rotation drawn once and reused for every resample", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_ROTATE_EACH_RESAMPLE, _ROTATE_ONCE)]},
+    {"name": "p-values: a fresh unseeded generator for each rotation (global randomness, not reproducible)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_ROTATE, "R = random_rotation(D.shape[1], np.random.default_rng())")]},
+    # --- Exercise 3: benjamini_hochberg
+    {"name": "BH: Bonferroni instead (m p, no division by the rank)", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_SCALED, "scaled = flat[order] * m")]},
+    {"name": "BH: no running minimum (q not monotone in p)", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_RUNNING_MIN, "q_sorted = scaled")]},
+    {"name": "BH: running minimum from the smallest p upwards (wrong direction)", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_RUNNING_MIN, "q_sorted = np.minimum.accumulate(scaled)")]},
+    {"name": "BH: running maximum instead of minimum", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_RUNNING_MIN, "q_sorted = np.maximum.accumulate(scaled)")]},
+    {"name": "BH: ranks by position, the p-values never sorted", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [('order = np.argsort(flat, kind="stable")', "order = np.arange(m)")]},
+    {"name": "BH: q-values returned in sorted order, not in the original positions", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [("q[order] = np.minimum(q_sorted, 1.0)", "q[:] = np.minimum(q_sorted, 1.0)")]},
+    {"name": "BH: a separate family for each name cluster (each row) instead of all pairs", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "source": _BH_PER_ROW},
 ]
