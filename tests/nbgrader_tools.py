@@ -71,6 +71,14 @@ def discover_assignments(root: Path = COURSE_ROOT) -> list[str]:
                   if p.is_dir() and not p.name.startswith(".") and notebook_names(p.name, root))
 
 
+def require_assignment(assignment: str) -> None:
+    """Skip the calling test when the course has no ``solutions/<assignment>/`` (e.g. a trimmed copy)."""
+    import pytest
+
+    if assignment not in discover_assignments():
+        pytest.skip(f"{assignment} is not in solutions/")
+
+
 def read_nb(path) -> nbformat.NotebookNode:
     return nbformat.read(str(path), as_version=4)
 

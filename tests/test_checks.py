@@ -99,15 +99,11 @@ def kept_in_kwdefault(u, v, *, _f=st.cosine):
     return _f(u, v)
 
 
-def _make_closure():
-    f = st.cosine
-
-    def cosine(u, v):
-        return f(u, v)
-    return cosine
+def _closure_over(reference):
+    return lambda u, v: reference(u, v)
 
 
-kept_in_closure = _make_closure()
+kept_in_closure = _closure_over(st.cosine)
 _partial = functools.partial(st.cosine)
 
 

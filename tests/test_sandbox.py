@@ -204,8 +204,7 @@ class Listener:
 @pytest.fixture(scope="module")
 def attacked(tmp_path_factory):
     needs_bwrap()
-    if A not in nbt.discover_assignments():
-        pytest.skip(f"{A} is not in solutions/")
+    nbt.require_assignment(A)
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
@@ -344,8 +343,7 @@ def test_attack_is_real_without_the_sandbox(tmp_path):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    if A not in nbt.discover_assignments():
-        pytest.skip(f"{A} is not in solutions/")
+    nbt.require_assignment(A)
     with nbt.offline_env(tmp_path):
         root = nbt.make_course(tmp_path / "course", [A])
         c = nbt.course_config(root)
