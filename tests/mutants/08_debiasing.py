@@ -42,4 +42,5 @@ MUTANTS = [
     {"name": "projected_keyedvectors keeps repeated words twice", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("keys = list(dict.fromkeys(found.keys))", "keys = list(found.keys)")]},
     {"name": "projected_keyedvectors that only normalises (direction not projected out)", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("project_out(V, direction).astype(np.float32)", "(V / np.linalg.norm(V, axis=1, keepdims=True)).astype(np.float32)")]},
     {"name": "projected_keyedvectors projects by hand without renormalising", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("project_out(V, direction).astype(np.float32)", "(V - np.outer(V @ direction, direction) / (direction @ direction)).astype(np.float32)")]},
+    {"name": "projected_keyedvectors that removes repeats with a set (keys sorted, order of first appearance lost)", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("keys = list(dict.fromkeys(found.keys))", "keys = sorted(set(found.keys))")]},
 ]
