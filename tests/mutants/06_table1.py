@@ -32,6 +32,13 @@ _TRIM_INSIDE = ("    from helpers.weat import trim_to_equal\n"
                 "    x, y, dropped = trim_to_equal(x, y, rng)\n"
                 "    return x, y, missing, dropped\n")
 
+_DROP = "drop = set(rng.choice(len(larger), size=len(larger) - len(smaller), replace=False).tolist())"
+_KEEP_DRAWN = ("keep = set(rng.choice(len(larger), size=len(smaller), replace=False).tolist())\n"
+               "    drop = set(range(len(larger))) - keep")
+_TRIMMED = "trimmed = [w for i, w in enumerate(larger) if i in drop]"
+_DRAW_ORDER = ("order = rng.choice(len(larger), size=len(larger) - len(smaller), replace=False).tolist()\n"
+               "    drop = set(order)")
+
 # One mutant per line: its name, the solution cell it changes, the test cells that must lose their
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
@@ -45,4 +52,19 @@ MUTANTS = [
     {"name": "table1_rows that calls the course's reference run_table1", "cell": "table1_rows", "fails": ["table1_rows_tests"], "source": _WRAP_RUN_TABLE1},
     {"name": "in_vocabulary that imports the reference lookup inside the function", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "replace": [(_FOUND, _LOOKUP_INSIDE)]},
     {"name": "apply_oov_rule that imports the reference trim_to_equal inside the function", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "replace": [(_EQUAL, _TRIM_INSIDE)]},
+    {"name": "in_vocabulary reports the lower-case form instead of the word as written", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [("found.append(word)", "found.append(word.lower())")]},
+    {"name": "in_vocabulary also accepts a word whose written (cased) form is a key", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "replace": [("if word.lower() in kv.key_to_index:", "if word in kv.key_to_index or word.lower() in kv.key_to_index:")]},
+    {"name": "in_vocabulary without the TypeError for a single string (looks up its letters)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "replace": [("        raise TypeError(", "        pass  # raise TypeError(")]},
+    {"name": "in_vocabulary returns the lists sorted (order of words lost)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_FOUND, "return sorted(found), sorted(missing)")]},
+    {"name": "OOV rule draws the positions to drop with replacement (sets can stay unequal)", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [("replace=False).tolist())", "replace=True).tolist())")]},
+    {"name": "OOV rule draws the words to keep instead of the words to drop", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_DROP, _KEEP_DRAWN)]},
+    {"name": "OOV rule lists the trimmed words in the order drawn, not their original order", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_DROP, _DRAW_ORDER), (_TRIMMED, "trimmed = [larger[i] for i in order]")]},
+    {"name": "OOV rule without the TypeError for an integer seed", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "replace": [("        raise TypeError(", "        rng = np.random.default_rng(rng)  # raise TypeError(")]},
+    {"name": "OOV rule without the ValueError for a target set with no word in the embedding", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "replace": [("        raise ValueError(", "        pass  # raise ValueError(")]},
+    {"name": "OOV rule lists Y's missing words before X's", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "replace": [("missing = missing_x + missing_y", "missing = missing_y + missing_x")]},
+    {"name": "table1_rows seeds every test's generator with the seed alone (ignores t.id)", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("        rng = np.random.default_rng([seed, t.id])", "        rng = np.random.default_rng(seed)")]},
+    {"name": "table1_rows with the two-sided p-value instead of the paper's one-sided one", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [('test = permutation_test(sx, sy, alternative="greater"', 'test = permutation_test(sx, sy, alternative="two-sided"')]},
+    {"name": "table1_rows with X and Y swapped in the effect size (sign of d reversed)", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("        d = effect_size_from_scores(sx, sy, ddof=1)", "        d = effect_size_from_scores(sy, sx, ddof=1)")]},
+    {"name": "table1_rows leaves the attributes' missing words out of `missing`", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [('"missing": missing + missing_a + missing_b', '"missing": missing')]},
+    {"name": "table1_rows looks the vectors up as written (capitalised names raise KeyError)", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("[kv[w.lower()] for w", "[kv[w] for w")]},
 ]

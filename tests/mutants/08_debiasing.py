@@ -8,6 +8,14 @@ loses their points too.
 _CASE_AWARE_KEYS = ("found = lookup(kv, list(words))\n"
                     "    keys = list(dict.fromkeys(found.keys))")
 
+_INPLACE_UNIT = ("m = kv[male]\n"
+                 "        f = kv[female]\n"
+                 "        m /= np.linalg.norm(m)\n"
+                 "        f /= np.linalg.norm(f)\n"
+                 "        total += m - f")
+_FIRST_PAIR_ONLY = "total += m / np.linalg.norm(m) - f / np.linalg.norm(f)"
+_GAP = "return float(np.linalg.norm(project_out(M, direction) - project_out(F, direction), axis=1).mean())"
+
 # One mutant per line: its name, the solution cell it changes, the test cells that must lose their
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
@@ -16,4 +24,23 @@ MUTANTS = [
     {"name": "gender_direction from the raw (not unit) word vectors", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("total += m / np.linalg.norm(m) - f / np.linalg.norm(f)", "total += m - f")]},
     {"name": "remaining_gap as the mean cosine distance (1 - cos) instead of the Euclidean distance", "cell": "remaining_gap", "fails": ["remaining_gap_tests"], "replace": [("return float(np.linalg.norm(project_out(M, direction) - project_out(F, direction), axis=1).mean())", "return float((1 - (project_out(M, direction) * project_out(F, direction)).sum(axis=1)).mean())")]},
     {"name": "projected_keyedvectors uses the words as written (no case handling)", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [(_CASE_AWARE_KEYS, "keys = [w for w in dict.fromkeys(words) if w in kv.key_to_index]")]},
+    {"name": "gender_direction pointing from male to female (f - m)", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [(_FIRST_PAIR_ONLY, "total += f / np.linalg.norm(f) - m / np.linalg.norm(m)")]},
+    {"name": "gender_direction as the mean of the differences, not normalised to unit length", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("return total / norm", "return total / len(pairs)")]},
+    {"name": "gender_direction that normalises each difference instead of each word vector", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [(_FIRST_PAIR_ONLY, "total += (m - f) / np.linalg.norm(m - f)")]},
+    {"name": "gender_direction keeps only the last pair (= instead of +=)", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [(_FIRST_PAIR_ONLY, "total = m / np.linalg.norm(m) - f / np.linalg.norm(f)")]},
+    {"name": "gender_direction without the ValueError for a zero difference (returns NaN)", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("        raise ValueError(\"The differences", "        pass  # raise ValueError(\"The differences")]},
+    {"name": "gender_direction that normalises gensim's vectors in place (changes kv)", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("m = np.asarray(kv[male], dtype=np.float64)\n        f = np.asarray(kv[female], dtype=np.float64)\n        " + _FIRST_PAIR_ONLY, _INPLACE_UNIT)]},
+    {"name": "project_out normalises the columns (axis=0) instead of the rows", "cell": "project_out", "fails": ["project_out_tests", "remaining_gap_tests", "projected_keyedvectors_tests"], "replace": [("lengths = np.linalg.norm(P, axis=1, keepdims=True)", "lengths = np.linalg.norm(P, axis=0, keepdims=True)")]},
+    {"name": "project_out with the row lengths not kept as a column (broadcasting error)", "cell": "project_out", "fails": ["project_out_tests", "remaining_gap_tests", "projected_keyedvectors_tests"], "replace": [("lengths = np.linalg.norm(P, axis=1, keepdims=True)", "lengths = np.linalg.norm(P, axis=1)"), ("np.linalg.norm(W, axis=1, keepdims=True)", "np.linalg.norm(W, axis=1)")]},
+    {"name": "project_out adds the component instead of subtracting it", "cell": "project_out", "fails": ["project_out_tests", "remaining_gap_tests", "projected_keyedvectors_tests"], "replace": [("P = W - np.outer(W @ g, g)", "P = W + np.outer(W @ g, g)")]},
+    {"name": "project_out returns a (1, d) matrix for a single vector", "cell": "project_out", "fails": ["project_out_tests"], "replace": [("return P[0] if single else P", "return P")]},
+    {"name": "project_out without the ValueError for a vector parallel to the direction", "cell": "project_out", "fails": ["project_out_tests"], "replace": [("    if (lengths <= 1e-12", "    if False and (lengths <= 1e-12")]},
+    {"name": "remaining_gap as the sum over pairs instead of the mean", "cell": "remaining_gap", "fails": ["remaining_gap_tests"], "replace": [(_GAP, _GAP.replace(".mean())", ".sum())"))]},
+    {"name": "remaining_gap with the norm over the wrong axis (axis=0)", "cell": "remaining_gap", "fails": ["remaining_gap_tests"], "replace": [(_GAP, _GAP.replace("axis=1", "axis=0"))]},
+    {"name": "remaining_gap as the mean squared distance", "cell": "remaining_gap", "fails": ["remaining_gap_tests"], "replace": [(_GAP, "return float(((project_out(M, direction) - project_out(F, direction)) ** 2).sum(axis=1).mean())")]},
+    {"name": "remaining_gap that forgets to project (distance of the unit vectors)", "cell": "remaining_gap", "fails": ["remaining_gap_tests"], "replace": [(_GAP, "return float(np.linalg.norm(M / np.linalg.norm(M, axis=1, keepdims=True) - F / np.linalg.norm(F, axis=1, keepdims=True), axis=1).mean())")]},
+    {"name": "projected_keyedvectors keeps repeated words twice", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("keys = list(dict.fromkeys(found.keys))", "keys = list(found.keys)")]},
+    {"name": "projected_keyedvectors that only normalises (direction not projected out)", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("project_out(V, direction).astype(np.float32)", "(V / np.linalg.norm(V, axis=1, keepdims=True)).astype(np.float32)")]},
+    {"name": "projected_keyedvectors projects by hand without renormalising", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("project_out(V, direction).astype(np.float32)", "(V - np.outer(V @ direction, direction) / (direction @ direction)).astype(np.float32)")]},
+    {"name": "projected_keyedvectors that removes repeats with a set (keys sorted, order of first appearance lost)", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("keys = list(dict.fromkeys(found.keys))", "keys = sorted(set(found.keys))")]},
 ]
