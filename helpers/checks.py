@@ -23,17 +23,20 @@ import dis
 import functools
 import importlib
 import io
+import re
 import sys
 import types
 import warnings
 
 import numpy as np
 
-__all__ = ["quiet", "check_callable", "check_type", "check_shape", "check_close", "check_raises",
-           "reference_calls", "check_own_work", "check_vectorised", "python_loops"]
+__all__ = ["quiet", "explain", "check_callable", "check_type", "check_shape", "check_close", "check_raises",
+           "check_unchanged", "reference_calls", "check_own_work", "check_vectorised", "python_loops"]
 
 # Pristine references, captured at import (before any answer cell runs); the checks use only these.
 _asarray, _isfinite, _absolute, _array2string = np.asarray, np.isfinite, np.absolute, np.array2string
+_array, _array_equal = np.array, np.array_equal
+_all, _zip, _enumerate = all, zip, enumerate
 _errstate, _ndarray, _float64 = np.errstate, np.ndarray, np.float64
 _isinstance, _issubclass, _type, _callable, _float, _tuple = isinstance, issubclass, type, callable, float, tuple
 _len, _sorted, _set, _getattr, _setattr, _id, _format, _str = len, sorted, set, getattr, setattr, id, format, str
@@ -49,18 +52,119 @@ _REFERENCE_MODULES = ("helpers.statistics", "helpers.embeddings", "helpers.words
                       "helpers.wefat")
 
 
+# What a student's code most often raises, and the likely mistake behind it (first match wins).
+# Each entry: (exception class names, a pattern of the message or None, the explanation).
+_LIKELY_CAUSES = [
+    (("NotImplementedError",), None,
+     "The function still raises NotImplementedError: replace `raise NotImplementedError()` in its "
+     "answer cell with your code, then run that cell again."),
+    (("ValueError",), re.compile(r"^matmul: Input operand 1 has a mismatch|shapes \S+ and \S+ not aligned"),
+     "A matrix product P @ Q needs as many columns in P as rows in Q. To pair every row of U with every row of "
+     "V, transpose the second matrix: unit_rows(U) @ unit_rows(V).T (the missing .T is the usual slip)."),
+    (("ValueError",), re.compile(r"operands could not be broadcast together"),
+     "Two arrays of different shapes were combined element by element (+, -, *, /). Print their shapes: "
+     "usual causes are a mean or sum over the wrong axis, dividing rows by their lengths without "
+     "keepdims=True, or subtracting the cosines to B from the cosines to A when A and B have different sizes "
+     "(take each mean first, then subtract)."),
+    (("UFuncTypeError", "_UFuncOutputCastingError"), re.compile(r"Cannot cast ufunc '\w+' output"),
+     "An in-place operation (x /= n, x -= m) on an integer array cannot store its float result. It would "
+     "also have changed the caller's array: np.asarray(x) returns x itself when x is already an array. "
+     "Write x = x / n, which makes a new array."),
+    (("ValueError",), re.compile(r"read-only"),
+     "An in-place operation (x /= n, x -= m, x[i] = ...) on an array that may not be changed (the embedding's "
+     "vectors are read-only). np.asarray(x) does not copy an array, so this would change the caller's data: "
+     "write x = x / n, which makes a new array, or copy first with x = np.array(x, dtype=float)."),
+    (("TypeError", "ValueError"), re.compile(r"Cannot cast scalar from dtype\('O'\)|SeedSequence|[Ss]eed must be"),
+     "np.random.seed (or a seed) was given something that is not an integer, such as the Generator rng. "
+     "Leave NumPy's global random state alone and draw from the Generator you are given: "
+     "rng.permutation(n), rng.choice(...), rng.integers(...)."),
+    (("ValueError",), re.compile(r"truth value of an array with more than one element is ambiguous"),
+     "`if`, `and`, `or` or `not` was applied to an array of several values. Use np.any(...) or np.all(...) "
+     "to get one True or False, or & and | element by element."),
+    (("IndexError",), re.compile(r"too many indices for array"),
+     "A 1-D array was indexed with two indices. Check whether you hold one vector, shape (d,), or a matrix "
+     "of row vectors, shape (n, d); x[None, :] turns a vector into a 1 x d matrix."),
+    (("AxisError",), None,
+     "A mean or sum along an axis the array does not have: a vector has only axis 0; a matrix of row "
+     "vectors has axis 0 (down the words) and axis 1 (along each vector)."),
+    (("KeyError",), re.compile(r"not present"),
+     "A word is not in the embedding. Look words up with lookup(kv, words), which reports the missing ones, "
+     "instead of kv[word]."),
+    (("NameError",), None,
+     "A name is used that is not defined. Run the notebook's cells in order (Kernel > Restart Kernel and Run "
+     "All Cells) and check the spelling."),
+    (("TypeError",), re.compile(r"required positional argument|unexpected keyword argument|positional argument"),
+     "The function's parameters differ from those the exercise asks for: keep the signature given in the "
+     "answer cell (the names, their order, and the keyword-only arguments after *)."),
+    (("TypeError",), re.compile(r"unhashable type: 'numpy.ndarray'"),
+     "An array was used as a dictionary key or set element. Use the words (strings), or tuple(x), instead."),
+    (("ZeroDivisionError",), None,
+     "A division by zero: an empty word list, or a length or standard deviation of 0? Check for that case "
+     "and raise ValueError with a clear message."),
+    (("RecursionError",), None,
+     "The function calls itself without end: does a helper function share its name with the function "
+     "that calls it?"),
+]
+_MAX_MESSAGE = 400
+
+
+def explain(exc: BaseException) -> str:
+    """A feedback message for an exception raised by a student's code: what was raised, and why.
+
+    The message is the exception's class and text (shortened to 400 characters) and, when the
+    exception is one students often meet, the likely mistake behind it (the missing ``.T`` of a
+    matrix product, shapes that do not broadcast, an in-place operation, ``np.random.seed(rng)``,
+    an unfinished answer cell, ...).
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception.
+
+    Returns
+    -------
+    str
+        ``"Your code raised ValueError: <text>. A likely cause: <explanation>"``, or without the last
+        part for an exception that has no known cause.
+    """
+    names = {k.__name__ for k in _type(exc).__mro__}
+    text = _str(exc)
+    if _len(text) > _MAX_MESSAGE:
+        text = text[:_MAX_MESSAGE] + " ..."
+    msg = f"Your code raised {_type(exc).__name__}" + (f": {text}" if text else "")
+    for kinds, pattern, cause in _LIKELY_CAUSES:
+        if names.intersection(kinds) and (pattern is None or pattern.search(_str(exc))):
+            return f"{msg}\nA likely cause: {cause}"
+    return msg
+
+
 @contextlib.contextmanager
 def quiet():
-    """Swallow warnings, NumPy floating-point warnings and anything written to stderr.
+    """Swallow warnings, NumPy floating-point warnings and anything written to stderr; explain errors.
+
+    A test cell runs the student's code inside ``with quiet():``. An ``AssertionError`` (a failed
+    check) passes through unchanged; any other exception is re-raised as an ``AssertionError``
+    with :func:`explain`'s message, so a raw NumPy error is never the only feedback (the original
+    exception stays attached as its cause, and the student's traceback still shows the line).
 
     Returns
     -------
     contextlib.AbstractContextManager
-        Use as ``with quiet(): ...``; exceptions raised inside pass through unchanged.
+        Use as ``with quiet(): ...``.
+
+    Raises
+    ------
+    AssertionError
+        A failed check, or the explained exception of the student's code.
     """
     with _catch_warnings(), _errstate(all="ignore"), _redirect_stderr(_StringIO()):
         _simplefilter("ignore")
-        yield
+        try:
+            yield
+        except AssertionError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - every error of the student's code gets its explanation
+            raise AssertionError(explain(exc)) from exc
 
 
 def check_callable(obj, name: str):
@@ -217,6 +321,57 @@ def check_raises(func, exc_types, what: str):
     except Exception as exc:  # a different error
         raise AssertionError(f"{what}: it raised {_type(exc).__name__} instead.") from None
     raise AssertionError(f"{what}: it returned without raising.")
+
+
+def _snapshot(value):
+    """Copies of the arrays in ``value`` (an array, or a list or tuple of them), or None."""
+    if _isinstance(value, _ndarray):
+        return _array(value, copy=True)
+    if _isinstance(value, (list, _tuple)) and value and _all(_isinstance(v, _ndarray) for v in value):
+        return [_array(v, copy=True) for v in value]
+    return None
+
+
+def check_unchanged(func, *args, what: str, **kwargs):
+    """Call ``func(*args, **kwargs)`` and assert that it changed none of its array arguments.
+
+    Give float64 arrays: ``np.asarray(x, dtype=float)`` returns such an ``x`` itself, not a copy,
+    so an in-place ``x /= n`` or ``x -= m`` inside ``func`` writes into the caller's array, the
+    mistake this check catches (with other dtypes ``np.asarray`` copies and hides it).
+
+    Parameters
+    ----------
+    func : callable
+        The student's function.
+    *args, **kwargs
+        Its arguments; each NumPy array (or list of arrays) among them is compared, exactly,
+        with a copy taken before the call.
+    what : str
+        The call, for the message (e.g. ``"cosine(u, v)"``).
+
+    Returns
+    -------
+    object
+        What ``func`` returned.
+
+    Raises
+    ------
+    AssertionError
+        Naming the first argument that changed.
+    """
+    named = [(f"argument {k + 1}", a) for k, a in _enumerate(args)] + [(f"argument {k}", a) for k, a in kwargs.items()]
+    before = [(name, value, _snapshot(value)) for name, value in named]
+    result = func(*args, **kwargs)
+    for name, value, copy in before:
+        if copy is None:
+            continue
+        same = (_array_equal(value, copy, equal_nan=True) if _isinstance(copy, _ndarray)
+                else _all(_array_equal(v, c, equal_nan=True) for v, c in _zip(value, copy)))
+        assert same, (f"{what} changed its {name}: the caller's array is different after the call. An in-place "
+                      "operation (x /= n, x -= m, x[...] = ...) writes into the caller's array, and "
+                      "np.asarray(x) does not copy an array that is already float: write x = x / n instead, "
+                      "which makes a new array.")
+    return result
 
 
 def _in_helpers(obj) -> bool:

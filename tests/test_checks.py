@@ -9,8 +9,8 @@ import pytest
 
 import helpers
 import helpers.statistics as st
-from helpers.checks import (check_close, check_own_work, check_raises, check_type, check_vectorised, python_loops,
-                            quiet, reference_calls)
+from helpers.checks import (check_close, check_own_work, check_raises, check_type, check_unchanged, check_vectorised,
+                            explain, python_loops, quiet, reference_calls)
 from helpers.embeddings import vectors  # noqa: F401  (a helpers function whose name is also an attribute name)
 from helpers.statistics import cosine as imported_cosine
 
@@ -270,6 +270,78 @@ def test_quiet_swallows_stderr_and_warnings(capfd):
         print("noise", file=sys.stderr)
         np.log(np.zeros(1))
     assert capfd.readouterr().err == ""
+
+
+def _unit_rows_without_t(U, V):
+    return U @ V  # the missing .T
+
+
+def _normalise_in_place(x):
+    x = np.asarray(x, dtype=float)
+    x /= np.linalg.norm(x)
+    return x
+
+
+def _seed_with_generator(rng):
+    np.random.seed(rng)
+
+
+# Each slip a student makes, called for real, and the words the explanation must contain.
+SLIPS = [
+    (lambda: _unit_rows_without_t(np.ones((2, 3)), np.ones((4, 3))), "ValueError", ".T"),
+    (lambda: np.ones((1, 3)) - np.ones((1, 2)), "ValueError", "keepdims=True"),
+    (lambda: np.arange(3).__itruediv__(2.0), "UFuncTypeError", "np.asarray(x) returns x itself"),
+    (lambda: _seed_with_generator(np.random.default_rng(0)), "TypeError", "draw from the Generator"),
+    (lambda: bool(np.ones(3) > 0), "ValueError", "np.any"),
+    (lambda: np.ones(3)[0, 1], "IndexError", "x[None, :]"),
+    (lambda: np.ones(3).mean(axis=1), "AxisError", "axis 1 (along each vector)"),
+    (lambda: 1 / 0, "ZeroDivisionError", "standard deviation of 0"),
+    (lambda: undefined_name, "NameError", "Run the notebook's cells in order"),  # noqa: F821
+]
+
+
+@pytest.mark.parametrize("slip, kind, words", SLIPS)
+def test_quiet_explains_the_likely_mistake(slip, kind, words):
+    with pytest.raises(AssertionError) as info:
+        with quiet():
+            slip()
+    message = str(info.value)
+    assert message.startswith(f"Your code raised {kind}"), message
+    assert "A likely cause: " in message and words in message, message
+    assert type(info.value.__cause__).__name__ == kind  # the original error stays attached
+
+
+def test_explain_read_only_and_unfinished_and_unknown():
+    x = np.ones(3)
+    x.flags.writeable = False
+    with pytest.raises(ValueError) as info:
+        x /= 2
+    assert "read-only" in explain(info.value) and "x = x / n" in explain(info.value)
+    assert "replace `raise NotImplementedError()`" in explain(NotImplementedError())
+    assert explain(RuntimeError("odd")) == "Your code raised RuntimeError: odd"  # no invented cause
+    assert explain(RuntimeError("x" * 5000)).endswith("x ...")  # shortened
+
+
+def test_quiet_passes_failed_checks_through_unchanged():
+    with pytest.raises(AssertionError, match="^the cosine is not correct"):
+        with quiet():
+            check_close(0.5, 0.7, "the cosine")
+
+
+def test_check_unchanged():
+    u = np.array([3.0, 4.0])
+    with pytest.raises(AssertionError, match=r"cosine\(u, v\) changed its argument 1.*x = x / n"):
+        check_unchanged(_normalise_in_place, u, what="cosine(u, v)")
+    np.testing.assert_allclose(check_unchanged(np.linalg.norm, np.array([3.0, 4.0]), what="norm"), 5.0)
+    rows = [np.ones(2), np.zeros(2)]
+
+    def zero_first(rs):
+        rs[0][:] = 0
+
+    with pytest.raises(AssertionError, match="argument 1"):
+        check_unchanged(zero_first, rows, what="f(rows)")
+    with pytest.raises(AssertionError, match="argument B"):
+        check_unchanged(lambda A, B: B.__isub__(1), np.ones(2), B=np.ones(2), what="f(A, B)")
 
 
 def test_check_close_reveals_only_when_asked():
