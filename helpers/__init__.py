@@ -9,4 +9,4 @@ for instructors :mod:`helpers.scan`, :mod:`helpers.flags`, :mod:`helpers.sandbox
 :mod:`helpers.execute` (grading you can trust), :mod:`helpers.grading`, :mod:`helpers.cluster`,
 :mod:`helpers.bundle`; and the CLI (``python -m helpers replicate | grade | bundle``).
 """
-__version__ = "1.1.0"
+__version__ = "1.2.0"

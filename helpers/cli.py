@@ -85,14 +85,53 @@ def replicate(embedding: str | None = None, *, n_resamples: int = 100_000, seed:
         from .lexicon import lexicon_json
         doc["lexicon"] = lexicon_json(kv, seed=seed)
     if out:
-        _figures(Path(out), results, specs, occ, names, paper, fmt=fmt, dpi=dpi)
+        _figures(Path(out), results, specs, occ, names, paper, fmt=fmt, dpi=dpi,
+                 intervals=word_intervals(kv, results, seed=seed, ddof=ddof))
     return doc
 
 
 FIGURE_FORMATS = ("png", "svg", "pdf")
+BOOTSTRAP_RESAMPLES = 1_000
 
 
-def _figures(out: Path, results, specs, occ, names, paper, *, fmt: str = "png", dpi: int = 120) -> None:
+def word_intervals(kv, results, *, seed: int = 0, ddof: int = 1,
+                   n_resamples: int = BOOTSTRAP_RESAMPLES) -> list[tuple[float, float]]:
+    """95% intervals over word choice of each WEAT's effect size: the word bootstrap of notebook 9.
+
+    For each result, the words it used are resampled with replacement within each of X, Y, A and B
+    (:func:`helpers.lexicon.bootstrap_effect_sizes`, generator ``default_rng([seed, test_id, 9])``)
+    and the interval is the 2.5% and 97.5% percentiles of the replicates' effect sizes.
+
+    Parameters
+    ----------
+    kv : gensim ``KeyedVectors``, the embedding the results were computed on.
+    results : sequence of :class:`helpers.weat.WeatResult`.
+    seed : int, seed of the per-test generators.
+    ddof : 0 or 1, as for the effect sizes.
+    n_resamples : int, bootstrap replicates per test.
+
+    Returns
+    -------
+    list of (float, float)
+        One (low, high) per result, in order.
+    """
+    import numpy as np
+
+    from .embeddings import lookup
+    from .lexicon import bootstrap_effect_sizes
+
+    out = []
+    for r in results:
+        sets = [lookup(kv, words).vectors for words in (r.x_words, r.y_words, r.a_words, r.b_words)]
+        boot = bootstrap_effect_sizes(*sets, n_resamples=n_resamples, ddof=ddof,
+                                      rng=np.random.default_rng([seed, r.test_id or 0, 9]))
+        lo, hi = np.nanpercentile(boot, [2.5, 97.5])
+        out.append((float(lo), float(hi)))
+    return out
+
+
+def _figures(out: Path, results, specs, occ, names, paper, *, fmt: str = "png", dpi: int = 120,
+             intervals=None) -> None:
     if fmt not in FIGURE_FORMATS:
         raise ValueError(f"The figure format must be one of {', '.join(FIGURE_FORMATS)}, not {fmt!r}.")
     import matplotlib
@@ -106,8 +145,11 @@ def _figures(out: Path, results, specs, occ, names, paper, *, fmt: str = "png", 
     labels = [f"{r.test_id}. {specs[r.test_id].target_x.name} vs. {specs[r.test_id].target_y.name}\n"
               f"{specs[r.test_id].attribute_a.name.lower()} vs. {specs[r.test_id].attribute_b.name.lower()}, "
               f"{r.n_target} + {r.n_target} targets, {len(r.a_words)} + {len(r.b_words)} attributes" for r in results]
+    ours_label = "this embedding" if intervals is None else (
+        f"this embedding, with its 95% interval\nover words ({BOOTSTRAP_RESAMPLES:,} bootstrap resamples)")
     ax = plots.forest_plot(labels, [r.effect_size for r in results], [specs[r.test_id].paper["d"] for r in results],
-                           [specs[r.test_id].original["d"] for r in results])
+                           [specs[r.test_id].original["d"] for r in results], ours_label=ours_label,
+                           intervals=intervals)
     ax.figure.savefig(out / f"table1_forest.{fmt}", dpi=dpi)
     plt.close(ax.figure)
     for key, w, xlabel, title in (

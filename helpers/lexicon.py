@@ -171,12 +171,12 @@ def gendered_names(vocabulary: Container[str], n: int = 300, *, min_share: float
     return male, female
 
 
-def bootstrap_effect_sizes(X, Y, A, B, *, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_effect_sizes(X, Y, A, B, *, n_resamples: int, rng: np.random.Generator, ddof: int = 1) -> np.ndarray:
     r"""Effect sizes of a WEAT over bootstrap resamples of its four word sets (notebook 9).
 
-    For each of the ``n_boot`` replicates, draw row indices for X, Y, A and B, in this order, with
+    For each of the ``n_resamples`` replicates, draw row indices for X, Y, A and B, in this order, with
     ``rng.integers(0, len(S), size=len(S))`` (each set keeps its size, drawn with replacement), and
-    compute the effect size (ddof = 1)
+    compute the effect size (the standard deviation with ``ddof``, 1 by default)
 
     .. math:: d^* = \frac{\operatorname{mean}_{x \in X^*} s(x,A^*,B^*) - \operatorname{mean}_{y \in Y^*} s(y,A^*,B^*)}
                          {\operatorname{std}_{w \in X^* \cup Y^*} s(w,A^*,B^*)}
@@ -187,32 +187,35 @@ def bootstrap_effect_sizes(X, Y, A, B, *, n_boot: int, rng: np.random.Generator)
     Parameters
     ----------
     X, Y, A, B : matrices of word vectors, one per row (sizes may differ).
-    n_boot : int, the number of replicates (>= 1).
+    n_resamples : int, the number of replicates (>= 1).
     rng : numpy.random.Generator, the only source of randomness.
+    ddof : 1 (sample standard deviation, default) or 0 (population), as for the effect size.
 
     Returns
     -------
-    numpy.ndarray of float64, shape (n_boot,).
+    numpy.ndarray of float64, shape (n_resamples,).
 
     Raises
     ------
     ValueError
-        when ``n_boot`` < 1, or a set is empty or has a zero vector.
+        when ``n_resamples`` < 1, or a set is empty or has a zero vector.
     TypeError
         when ``rng`` is not a numpy.random.Generator.
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0).")
-    if isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 1:
-        raise ValueError("n_boot must be a positive whole number.")
+    if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
+        raise ValueError("n_resamples must be a positive whole number.")
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 or 1, not {ddof!r}.")
     Xu, Yu, Au, Bu = (st.unit_rows(S, name) for S, name in
                       ((X, "target set X"), (Y, "target set Y"), (A, "attribute set A"), (B, "attribute set B")))
-    out = np.empty(int(n_boot))
-    for b in range(int(n_boot)):
+    out = np.empty(int(n_resamples))
+    for b in range(int(n_resamples)):
         ix, iy, ia, ib = (rng.integers(0, len(S), size=len(S)) for S in (Xu, Yu, Au, Bu))
         w = Au[ia].mean(axis=0) - Bu[ib].mean(axis=0)
         sx, sy = Xu[ix] @ w, Yu[iy] @ w
-        sd = np.concatenate([sx, sy]).std(ddof=1) if len(sx) + len(sy) > 1 else 0.0
+        sd = np.concatenate([sx, sy]).std(ddof=ddof) if len(sx) + len(sy) > ddof else 0.0
         out[b] = (sx.mean() - sy.mean()) / sd if sd > 0 else np.nan
     return out
 
@@ -299,10 +302,10 @@ class LexiconResult:
     Attributes
     ----------
     effect_size : d (ddof = 1) on all words found.
-    interval : (low, high), the 2.5% and 97.5% percentiles of ``n_boot`` bootstrap replicates.
+    interval : (low, high), the 2.5% and 97.5% percentiles of ``n_resamples`` bootstrap replicates.
     x_words, y_words, a_words, b_words : the words used (found in the embedding).
     missing_words : the words dropped as out of vocabulary.
-    n_boot : replicates behind ``interval``.
+    n_resamples : replicates behind ``interval``.
     projected : whether a gender direction was projected out first.
     """
 
@@ -313,7 +316,7 @@ class LexiconResult:
     a_words: list[str]
     b_words: list[str]
     missing_words: list[str] = field(default_factory=list)
-    n_boot: int = 0
+    n_resamples: int = 0
     projected: bool = False
 
     @property
@@ -323,7 +326,7 @@ class LexiconResult:
 
 
 def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Sequence[str], *,
-                 n_boot: int = 1000, rng=None, direction=None) -> LexiconResult:
+                 n_resamples: int = 1000, rng=None, direction=None) -> LexiconResult:
     r"""A WEAT with sets of any sizes, out-of-vocabulary words dropped, and a word-bootstrap interval.
 
     .. math:: d = \frac{\operatorname{mean}_{x \in X} s(x,A,B) - \operatorname{mean}_{y \in Y} s(y,A,B)}
@@ -338,7 +341,7 @@ def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Se
     ----------
     kv : gensim KeyedVectors.
     X, Y, A, B : word lists (looked up with :func:`helpers.embeddings.lookup`, case ``"auto"``).
-    n_boot : int, bootstrap replicates for the interval (:func:`bootstrap_effect_sizes`).
+    n_resamples : int, bootstrap replicates for the interval (:func:`bootstrap_effect_sizes`).
     rng : seed or numpy.random.Generator for the bootstrap.
     direction : None or a vector to project out first.
 
@@ -366,13 +369,13 @@ def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Se
         mats = [project_out(M, direction) for M in mats]
     d = st.effect_size(mats[0], mats[1], mats[2], mats[3])
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    boot = bootstrap_effect_sizes(*mats, n_boot=n_boot, rng=gen)
+    boot = bootstrap_effect_sizes(*mats, n_resamples=n_resamples, rng=gen)
     lo, hi = np.nanpercentile(boot, [2.5, 97.5])
-    return LexiconResult(d, (float(lo), float(hi)), *(found[k].words for k in "XYAB"), missing, int(n_boot),
+    return LexiconResult(d, (float(lo), float(hi)), *(found[k].words for k in "XYAB"), missing, int(n_resamples),
                          direction is not None)
 
 
-def run_lexicon_tests(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int = 0,
+def run_lexicon_tests(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: int = 0,
                       pairs: Sequence[tuple[str, str]] = PAPER_DIRECTION) -> list[dict]:
     """All lexicon WEATs of the course, before and after projecting the gender direction out.
 
@@ -387,7 +390,7 @@ def run_lexicon_tests(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int =
     ----------
     kv : gensim KeyedVectors.
     n_names : int, names per gender in the large lists.
-    n_boot : int, bootstrap replicates per interval.
+    n_resamples : int, bootstrap replicates per interval.
     seed : int.
     pairs : (male, female) pairs for :func:`gender_direction`.
 
@@ -410,7 +413,7 @@ def run_lexicon_tests(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int =
             variants.append(("ssa", male, female))
         for targets, X, Y in variants:
             for projected in ((False, True) if row in (6, 7, 8) else (False,)):
-                res = lexicon_weat(kv, X, Y, cats[a], cats[b], n_boot=n_boot, rng=np.random.default_rng([seed, k]),
+                res = lexicon_weat(kv, X, Y, cats[a], cats[b], n_resamples=n_resamples, rng=np.random.default_rng([seed, k]),
                                    direction=direction if projected else None)
                 out.append({"key": key, "row": row, "targets": targets, "attribute_a": a, "attribute_b": b,
                             "projected": projected, "result": res})
@@ -418,23 +421,23 @@ def run_lexicon_tests(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int =
     return out
 
 
-def lexicon_json(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int = 0) -> dict:
+def lexicon_json(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: int = 0) -> dict:
     """The lexicon WEATs of :func:`run_lexicon_tests` as JSON-ready data (``replicate --extended``).
 
     Parameters
     ----------
     kv : gensim KeyedVectors.
-    n_names, n_boot, seed : as :func:`run_lexicon_tests`.
+    n_names, n_resamples, seed : as :func:`run_lexicon_tests`.
 
     Returns
     -------
-    dict with ``lexicon`` ("empath 0.89"), ``names`` (the rule), ``n_names``, ``n_boot``, ``seed``,
+    dict with ``lexicon`` ("empath 0.89"), ``names`` (the rule), ``n_names``, ``n_resamples``, ``seed``,
     ``direction`` (the pairs projected out) and ``tests``: one dict per test with ``key``, ``row``,
     ``targets`` ("paper": Table 1's words; "ssa": the large name lists), ``attribute_a``,
     ``attribute_b``, ``projected``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``effect_size``,
     ``interval`` ([low, high], 95% word bootstrap) and ``missing`` (out-of-vocabulary words).
     """
-    rows = run_lexicon_tests(kv, n_names=n_names, n_boot=n_boot, seed=seed)
+    rows = run_lexicon_tests(kv, n_names=n_names, n_resamples=n_resamples, seed=seed)
     tests = []
     for r in rows:
         res = r["result"]
@@ -445,7 +448,7 @@ def lexicon_json(kv, *, n_names: int = 300, n_boot: int = 1000, seed: int = 0) -
                       "missing": res.missing_words})
     return {"lexicon": "empath 0.89 (data/empath_categories.csv)",
             "names": "SSA births 1950-2015, >= 95% one sex, in the embedding, not an attribute word, most births first",
-            "n_names": n_names, "n_boot": n_boot, "seed": seed,
+            "n_names": n_names, "n_resamples": n_resamples, "seed": seed,
             "direction": [list(p) for p in PAPER_DIRECTION], "tests": tests}
 
 
@@ -461,7 +464,7 @@ def format_lexicon(lex: dict) -> str:
     str
     """
     lines = ["", f"Lexicon WEATs (Sutton et al., IDA 2018) with {lex['lexicon']}; large names: {lex['names']}",
-             f"d with 95% word-bootstrap intervals ({lex['n_boot']:,} resamples); 'after' = "
+             f"d with 95% word-bootstrap intervals ({lex['n_resamples']:,} resamples); 'after' = "
              f"{'-'.join(lex['direction'][0])} direction projected out",
              f"{'row':>3} {'targets':<8} {'A vs. B':<38} {'|X|,|Y|,|A|,|B|':>16}  {'d [95%]':<22} after projection"]
     before = [t for t in lex["tests"] if not t["projected"]]

@@ -129,6 +129,41 @@ def test_figures_written(replicated):
         assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 5000
 
 
+def test_forest_intervals_are_the_word_bootstrap():
+    # helpers.cli.word_intervals against a plain loop: resample the used words of each set with
+    # replacement, recompute d with helpers.statistics.effect_size, take the 2.5/97.5 percentiles
+    import helpers.statistics as st
+    from helpers.cli import word_intervals
+    from helpers.embeddings import lookup
+    from helpers.weat import run_table1
+
+    kv = load_default()
+    results = run_table1(kv, n_resamples=200, seed=0)[:2]
+    got = word_intervals(kv, results, seed=3, n_resamples=150)
+    for r, (lo, hi) in zip(results, got):
+        sets = [lookup(kv, w).vectors for w in (r.x_words, r.y_words, r.a_words, r.b_words)]
+        gen = np.random.default_rng([3, r.test_id, 9])
+        ds = []
+        for _ in range(150):
+            picks = [S[gen.integers(0, len(S), size=len(S))] for S in sets]
+            try:
+                ds.append(st.effect_size(*picks))
+            except ValueError:  # all scores equal in a replicate
+                ds.append(np.nan)
+        np.testing.assert_allclose([lo, hi], np.nanpercentile(ds, [2.5, 97.5]), rtol=1e-9)
+        assert lo < hi
+    # the figure draws them: one horizontal segment per test, from low to high
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers import plots
+
+    ax = plots.forest_plot(["1", "2"], [r.effect_size for r in results], [1.5, 1.5], [None, None], intervals=got)
+    drawn = sorted(tuple(sorted((seg[0][0], seg[1][0]))) for c in ax.collections if hasattr(c, "get_segments")
+                   for seg in c.get_segments())
+    assert drawn == sorted((lo, hi) for lo, hi in got)
+
+
 def test_same_seed_same_results_in_process(replicated):
     # replicate() in this process with the same seed gives the same numbers as the subprocess
     _, out_json, _ = replicated
@@ -240,7 +275,8 @@ def test_extended_adds_the_lexicon_weats(replicated, tmp_path):
     doc = json.loads(out_json.read_text())
     assert set(doc) == TOP_KEYS | {"lexicon"}
     lex = doc["lexicon"]
-    assert {"lexicon", "names", "n_names", "n_boot", "seed", "direction", "tests"} <= set(lex)
+    assert {"lexicon", "names", "n_names", "n_resamples", "seed", "direction", "tests"} <= set(lex)
+    assert "n_boot" not in lex  # renamed in version 1.2
     keys = {"key", "row", "targets", "attribute_a", "attribute_b", "projected", "n_x", "n_y", "n_a", "n_b",
             "effect_size", "interval", "missing"}
     assert all(set(t) == keys for t in lex["tests"])
@@ -256,7 +292,7 @@ def test_extended_adds_the_lexicon_weats(replicated, tmp_path):
     kv = load_default()
     ref = lx.lexicon_weat(kv, weat_tests()[5].target_x.used_by_paper, weat_tests()[5].target_y.used_by_paper,
                           lx.empath_category("work", kv.key_to_index)[0], lx.empath_category("family", kv.key_to_index)[0],
-                          n_boot=10, rng=0)
+                          n_resamples=10, rng=0)
     row6 = next(t for t in lex["tests"] if (t["key"], t["targets"], t["projected"]) == ("6", "paper", False))
     assert row6["effect_size"] == pytest.approx(ref.effect_size, rel=1e-12)
     assert "lexicon" not in json.loads(replicated[1].read_text())   # only with --extended

@@ -77,7 +77,7 @@ def test_bootstrap_matches_effect_size_on_identity_draws():
     # std of two scores is defined; use two words per target and check against a direct recomputation
     rng = np.random.default_rng(5)
     sets = [rng.normal(size=(k, 4)) for k in (3, 4, 5, 2)]
-    got = lx.bootstrap_effect_sizes(*sets, n_boot=30, rng=np.random.default_rng(11))
+    got = lx.bootstrap_effect_sizes(*sets, n_resamples=30, rng=np.random.default_rng(11))
     r = np.random.default_rng(11)
     exp = []
     for _ in range(30):
@@ -87,10 +87,15 @@ def test_bootstrap_matches_effect_size_on_identity_draws():
         except ValueError:
             exp.append(np.nan)
     np.testing.assert_allclose(got, exp, rtol=1e-10, atol=1e-12)
+    # ddof = 0 (population SD): every replicate is sqrt(N / (N - 1)) times the ddof = 1 one (N = 7 scores)
+    pop = lx.bootstrap_effect_sizes(*sets, n_resamples=30, rng=np.random.default_rng(11), ddof=0)
+    np.testing.assert_allclose(pop, np.asarray(exp) * np.sqrt(7 / 6), rtol=1e-10)
+    with pytest.raises(ValueError, match="ddof"):
+        lx.bootstrap_effect_sizes(*sets, n_resamples=3, rng=np.random.default_rng(0), ddof=2)
     with pytest.raises(TypeError):
-        lx.bootstrap_effect_sizes(*sets, n_boot=3, rng=1)
+        lx.bootstrap_effect_sizes(*sets, n_resamples=3, rng=1)
     with pytest.raises(ValueError):
-        lx.bootstrap_effect_sizes(*sets, n_boot=0, rng=np.random.default_rng(0))
+        lx.bootstrap_effect_sizes(*sets, n_resamples=0, rng=np.random.default_rng(0))
 
 
 def test_project_out_hand_case_and_errors():
@@ -132,20 +137,20 @@ def kv():
 def test_lexicon_weat_agrees_with_effect_size_and_projection(kv):
     X, Y = ["john", "paul", "mike"], ["amy", "joan", "lisa", "sarah"]
     A, B = ["work", "office", "salary", "executive", "zzzqqq"], ["home", "family", "children"]
-    res = lx.lexicon_weat(kv, X, Y, A, B, n_boot=50, rng=0)
+    res = lx.lexicon_weat(kv, X, Y, A, B, n_resamples=50, rng=0)
     assert res.sizes == (3, 4, 4, 3) and res.missing_words == ["zzzqqq"]
     vec = lambda ws: np.array([kv[w] for w in ws], dtype=np.float64)
     assert res.effect_size == pytest.approx(st.effect_size(vec(X), vec(Y), vec(A[:4]), vec(B)), rel=1e-12)
     assert res.interval[0] <= res.interval[1]
     g = lx.gender_direction(kv, lx.PAPER_DIRECTION)
-    after = lx.lexicon_weat(kv, X, Y, A, B, n_boot=50, rng=0, direction=g)
+    after = lx.lexicon_weat(kv, X, Y, A, B, n_resamples=50, rng=0, direction=g)
     proj = lambda ws: lx.project_out(vec(ws), g)
     assert after.projected and after.effect_size == pytest.approx(
         st.effect_size(proj(X), proj(Y), proj(A[:4]), proj(B)), rel=1e-10)
 
 
 def test_run_lexicon_tests_layout(kv):
-    rows = lx.run_lexicon_tests(kv, n_names=50, n_boot=20)
+    rows = lx.run_lexicon_tests(kv, n_names=50, n_resamples=20)
     keys = {(r["key"], r["targets"], r["projected"]) for r in rows}
     assert ("6", "ssa", True) in keys and ("6s", "ssa", False) in keys and ("1", "paper", True) not in keys
     assert len(rows) == len(keys) == 16
@@ -160,9 +165,9 @@ def test_notebook_8_and_9_answers_that_call_these_references_are_caught():
     def project_out(V, direction):
         return lx.project_out(V, direction)
 
-    def bootstrap_effect_sizes(X, Y, A, B, *, n_boot, rng):
+    def bootstrap_effect_sizes(X, Y, A, B, *, n_resamples, rng):
         from helpers.lexicon import bootstrap_effect_sizes as ref
-        return ref(X, Y, A, B, n_boot=n_boot, rng=rng)
+        return ref(X, Y, A, B, n_resamples=n_resamples, rng=rng)
 
     with pytest.raises(AssertionError, match="reference implementation"):
         check_own_work(project_out, "project_out")
