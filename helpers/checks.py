@@ -47,9 +47,11 @@ _FunctionType, _CodeType, _ModuleType, _MethodType = (types.FunctionType, types.
                                                       types.MethodType)
 _partial = functools.partial
 
-# the course's reference modules (what an exercise must not call for the function it asks for)
+# the course's reference modules (what an exercise must not call for the function it asks for); the
+# same list as helpers.scan.REFERENCE_MODULES (a test compares them; scan is not imported here,
+# it imports nbgrader, too slow for every kernel)
 _REFERENCE_MODULES = ("helpers.statistics", "helpers.embeddings", "helpers.wordsets", "helpers.weat",
-                      "helpers.wefat")
+                      "helpers.wefat", "helpers.lexicon", "helpers.enumeration", "helpers.plots")
 
 
 # What a student's code most often raises, and the likely mistake behind it (first match wins).

@@ -360,3 +360,25 @@ def test_check_raises():
         check_raises(lambda: 1, ValueError, "f(1) should raise")
     with pytest.raises(AssertionError, match="raised KeyError instead"):
         check_raises(lambda: {}[1], ValueError, "f should raise ValueError")
+
+
+def test_reference_modules_are_the_scans():
+    import helpers.checks as chk
+    from helpers.scan import REFERENCE_MODULES
+
+    assert chk._REFERENCE_MODULES == tuple(f"helpers.{m}" for m in REFERENCE_MODULES)
+
+
+def test_run_time_spy_sees_the_lexicon_reference():
+    import helpers.lexicon as lx
+
+    rng = np.random.default_rng(0)
+    sets = [rng.normal(size=(3, 4)) for _ in range(4)]
+
+    def my_bootstrap(X, Y, A, B, *, n_resamples, rng):
+        f = getattr(lx, "bootstrap_" + "effect_sizes")  # a path the code check cannot read
+        return f(X, Y, A, B, n_resamples=n_resamples, rng=rng)
+
+    with pytest.raises(AssertionError, match="bootstrap_effect_sizes"):
+        check_own_work(my_bootstrap, "bootstrap_effect_sizes",
+                       run=lambda: my_bootstrap(*sets, n_resamples=3, rng=np.random.default_rng(1)))
