@@ -11,6 +11,8 @@ assignment by ``test_notebooks.py``; here are the other cases:
 * an edited test cell is restored; a deleted test cell is re-added and graded; a renamed
   function loses its exercise;
 * an answer that calls the course's reference implementation loses that exercise;
+* an answer that raises gets feedback that names the likely mistake, not only NumPy's message
+  (a missing ``.T``, an unfinished answer cell);
 * grading the same submissions twice gives the same grades;
 * honesty: no notebook claims "all tests passed", every visible check says what it does not
   cover, and hidden-test failures never show an expected value.
@@ -66,6 +68,12 @@ UNNORMALISED_COSINE = '''def cosine(u, v):
 '''
 
 REFERENCE_IMPORT = "from helpers.statistics import cosine\n"
+MISSING_TRANSPOSE = '''def cosine_matrix(U, V):
+    return unit_rows(U) @ unit_rows(V)
+'''
+UNFINISHED_UNIT_ROWS = '''def unit_rows(M):
+    raise NotImplementedError()
+'''
 
 REFERENCE_MODULE = '''import helpers.statistics as course_reference
 
@@ -109,6 +117,17 @@ SUBMISSIONS = {
     "deleted-test-cell": (lambda full: _delete_cell(full, "cosine_tests"), set()),
     "reference-import": (lambda full: _replace(full, "cosine_solution", REFERENCE_IMPORT), {"cosine_tests"}),
     "reference-module": (lambda full: _replace(full, "cosine_solution", REFERENCE_MODULE), {"cosine_tests"}),
+    "missing-transpose": (lambda full: _replace(full, "cosine_matrix_solution", MISSING_TRANSPOSE),
+                          {"cosine_matrix_tests", "cosine_matrix_vectorised_tests"}),
+    "unfinished": (lambda full: _replace(full, "unit_rows_solution", UNFINISHED_UNIT_ROWS),
+                   {"unit_rows_tests", "cosine_matrix_tests", "cosine_matrix_vectorised_tests"}),
+}
+# what the feedback of a test cell must say for a submission whose answer raises
+EXPLAINED = {
+    ("missing-transpose", "cosine_matrix_tests"): ["Your code raised ValueError: matmul", "A likely cause",
+                                                   "unit_rows(U) @ unit_rows(V).T"],
+    ("unfinished", "unit_rows_tests"): ["Your code raised NotImplementedError", "A likely cause",
+                                        "replace `raise NotImplementedError()`"],
 }
 
 
@@ -136,13 +155,13 @@ def graded(tmp_path_factory):
         for sid, (build, _) in SUBMISSIONS.items():
             nbt.submit(root, A, sid, build(full))
         scores, _ = nbt.autograde(root, A, list(SUBMISSIONS))
-    return scores
+    return scores, root
 
 
 @pytest.mark.parametrize("student", list(SUBMISSIONS))
 def test_submission_is_graded_as_documented(graded, student):
     zero = SUBMISSIONS[student][1]
-    grades = _code(graded[student])
+    grades = _code(graded[0][student])
     assert set(EXERCISE_CELLS) <= set(grades), f"{student}: graded cells {sorted(grades)} lack some of {sorted(EXERCISE_CELLS)}"
     for gid, points in EXERCISE_CELLS.items():
         expected = 0.0 if gid in zero else points
@@ -152,8 +171,22 @@ def test_submission_is_graded_as_documented(graded, student):
 
 
 def test_deleted_test_cell_is_graded_not_left_for_a_person(graded):
-    g = graded["deleted-test-cell"]["cosine_tests"]
+    g = graded[0]["deleted-test-cell"]["cosine_tests"]
     assert g["auto_score"] == 3.0 and not g["needs_manual_grade"]
+
+
+@pytest.mark.parametrize("student, gid", list(EXPLAINED))
+def test_an_error_is_explained_in_the_feedback(graded, student, gid):
+    """The autograded test cell's error (what the feedback shows) names the likely mistake."""
+    _, root = graded
+    nb = nbt.read_nb(root / "autograded" / student / A / f"{A}.ipynb")
+    cell = next(c for c in nb.cells if nbt.grade_id(c) == gid)
+    errors = [o for o in cell.outputs if o.output_type == "error"]
+    assert errors, f"{student}: {gid} has no error output"
+    shown = f"{errors[-1].ename}: {errors[-1].evalue}"
+    assert errors[-1].ename == "AssertionError", shown
+    for words in EXPLAINED[(student, gid)]:
+        assert words in shown, f"{student}: {gid}'s feedback lacks {words!r}: {shown}"
 
 
 def test_endless_loop_is_stopped_and_the_rest_graded(tmp_path):
