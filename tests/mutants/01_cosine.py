@@ -6,6 +6,11 @@ _IMPORT_REFERENCE = ("from helpers.statistics import cosine as reference_cosine\
                      "\n"
                      "\n"
                      "def cosine(u, v):")
+_NORMALISE_U_IN_PLACE = ("lengths = np.linalg.norm(U, axis=1, keepdims=True)\n"
+                         "    if np.any(lengths == 0):\n"
+                         '        raise ValueError("A row of U is all zeros.")\n'
+                         "    U /= lengths\n"
+                         "    return U @ unit_rows(V).T")
 _CALL_INSIDE = ("import helpers.statistics\n"
                 "    return helpers.statistics.cosine(u, v)")
 
@@ -29,7 +34,8 @@ MUTANTS = [
     {"name": "cosine that checks only the first vector for zero", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("if norm_u == 0 or norm_v == 0:", "if norm_u == 0:")]},
     {"name": "cosine with an elementwise product and no length check (a length-1 vector broadcasts)", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [('    if u.shape != v.shape:\n        raise ValueError(f"u and v must have the same length; got shapes {u.shape} and {v.shape}.")\n', ""), ("return float(u @ v / (norm_u * norm_v))", "return float((u * v).sum() / (norm_u * norm_v))")]},
     {"name": "unit_rows dividing by the length of the whole matrix", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M)")]},
-    {"name": "unit_rows dividing in place (M /= lengths changes a float64 input: np.asarray does not copy)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests"], "replace": [("return M / lengths", "M /= lengths\n    return M")]},
+    # cosine_matrix calls unit_rows, so it changes the caller's matrix too (its hidden check_unchanged)
+    {"name": "unit_rows dividing in place (M /= lengths changes a float64 input: np.asarray does not copy)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests"], "replace": [("return M / lengths", "M /= lengths\n    return M")]},
     {"name": "unit_rows without keepdims (row lengths broadcast along the columns)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests", "cosine_matrix_vectorised_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M, axis=1)")]},
     {"name": "unit_rows without the zero-row check (nan rows)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests"], "replace": [('    if np.any(lengths == 0):\n        raise ValueError("A row is all zeros, so it cannot be scaled to length 1.")\n', "")]},
     {"name": "unit_rows dividing by the squared row lengths (no square root)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = (M ** 2).sum(axis=1, keepdims=True)")]},
@@ -39,4 +45,7 @@ MUTANTS = [
     {"name": "cosine_matrix normalising U but not V", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return unit_rows(U) @ V.T")]},
     {"name": "cosine_matrix dividing by the lengths of the whole matrices", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return U @ V.T / (np.linalg.norm(U) * np.linalg.norm(V))")]},
     {"name": "cosine_matrix with a loop in disguise (map over the rows of U, right values)", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_vectorised_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return np.array(list(map(lambda u: unit_rows(V) @ u, unit_rows(U))))")]},
+    # --- in-place changes of the inputs (np.asarray does not copy a float64 array); hidden check_unchanged ---
+    {"name": "cosine normalising u in place (u /= norm_u changes the caller's float64 array)", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("return float(u @ v / (norm_u * norm_v))", "u /= norm_u\n    return float(u @ v / norm_v)")]},
+    {"name": "cosine_matrix normalising the rows of U in place (U /= lengths changes the caller's float64 matrix)", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", _NORMALISE_U_IN_PLACE)]},
 ]
