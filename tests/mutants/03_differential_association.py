@@ -17,6 +17,23 @@ _IMPORT_MODULE = ("import helpers.statistics\n"
                   "\n"
                   "def differential_association_centroid(")
 
+_IN_PLACE_TARGETS = ("X /= np.linalg.norm(X, axis=1, keepdims=True)\n"
+                     "    Y /= np.linalg.norm(Y, axis=1, keepdims=True)\n"
+                     "    scores_x = cosine_matrix(X, A)")
+_IN_PLACE_A = ("A = np.asarray(A, dtype=float)\n"
+               "    A /= np.linalg.norm(A, axis=1, keepdims=True)\n"
+               "    scores_x = cosine_matrix(X, A)")
+_IN_PLACE_DIRECTION = ("A /= np.linalg.norm(A, axis=1, keepdims=True)\n"
+                       "    B /= np.linalg.norm(B, axis=1, keepdims=True)\n"
+                       "    return A.mean(axis=0) - B.mean(axis=0)")
+_IN_PLACE_CENTROID = ("X /= np.linalg.norm(X, axis=1, keepdims=True)\n"
+                      "    Y /= np.linalg.norm(Y, axis=1, keepdims=True)\n"
+                      "    target_difference = X.sum(axis=0) - Y.sum(axis=0)")
+_EMPTY_ATTRIBUTE_CHECK = ('    if len(A) == 0 or len(B) == 0:\n'
+                          '        raise ValueError("A and B need at least one word each.")\n')
+_HAND_COSINES_X = ("unit = lambda M: np.asarray(M, dtype=float) / np.linalg.norm(M, axis=1, keepdims=True)\n"
+                   "    scores_x = (unit(X) @ unit(A).T).mean(axis=1) - (unit(X) @ unit(B).T).mean(axis=1)")
+
 # One mutant per line: its name, the solution cell it changes, the test cells that must lose their
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
@@ -43,4 +60,14 @@ MUTANTS = [
     {"name": "centroid form with the sign reversed (Y minus X)", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_TARGETS, "target_difference = unit_rows(Y).sum(axis=0) - unit_rows(X).sum(axis=0)")]},
     {"name": "centroid form projecting on the unit attribute direction (divided by its length)", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_CENTROID_RETURN, "direction = attribute_direction(A, B)\n    return float(target_difference @ direction / np.linalg.norm(direction))")]},
     {"name": "centroid form with the centroids of the raw attribute vectors (not normalised)", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_CENTROID_RETURN, "return float(target_difference @ (A.mean(axis=0) - B.mean(axis=0)))")]},
+    # --- in-place changes of the caller's arrays, and further slips (issue 11) ---
+    {"name": "differential association normalising the caller's target vectors in place (X /= ...: np.asarray does not copy)", "cell": "differential_association", "fails": ["differential_association_tests"], "replace": [("scores_x = cosine_matrix(X, A)", _IN_PLACE_TARGETS)]},
+    {"name": "differential association normalising the caller's attribute vectors A in place", "cell": "differential_association", "fails": ["differential_association_tests"], "replace": [("scores_x = cosine_matrix(X, A)", _IN_PLACE_A)]},
+    {"name": "differential association with sums over the attribute words instead of means", "cell": "differential_association", "fails": ["differential_association_tests"], "replace": [("scores_x = cosine_matrix(X, A).mean(axis=1) - cosine_matrix(X, B).mean(axis=1)", "scores_x = cosine_matrix(X, A).sum(axis=1) - cosine_matrix(X, B).sum(axis=1)"), ("scores_y = cosine_matrix(Y, A).mean(axis=1) - cosine_matrix(Y, B).mean(axis=1)", "scores_y = cosine_matrix(Y, A).sum(axis=1) - cosine_matrix(Y, B).sum(axis=1)")]},
+    {"name": "differential association with hand-written cosines and no check for an empty A or B (nan instead of ValueError)", "cell": "differential_association", "fails": ["differential_association_tests"], "replace": [(_EMPTY_ATTRIBUTE_CHECK, ""), ("scores_x = cosine_matrix(X, A).mean(axis=1) - cosine_matrix(X, B).mean(axis=1)", _HAND_COSINES_X), ("scores_y = cosine_matrix(Y, A).mean(axis=1) - cosine_matrix(Y, B).mean(axis=1)", "scores_y = (unit(Y) @ unit(A).T).mean(axis=1) - (unit(Y) @ unit(B).T).mean(axis=1)")]},
+    {"name": "attribute direction normalising the caller's attribute vectors in place (A /= ...: np.asarray does not copy)", "cell": "attribute_direction", "fails": ["attribute_direction_tests", "differential_association_centroid_tests"], "replace": [(_DIRECTION, _IN_PLACE_DIRECTION)]},
+    {"name": "attribute direction dividing by the norm of the whole matrix instead of each row's", "cell": "attribute_direction", "fails": ["attribute_direction_tests", "differential_association_centroid_tests"], "replace": [(_DIRECTION, "return (A / np.linalg.norm(A)).mean(axis=0) - (B / np.linalg.norm(B)).mean(axis=0)")]},
+    {"name": "centroid form normalising the caller's target vectors in place (X /= ...: np.asarray does not copy)", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_TARGETS, _IN_PLACE_CENTROID)]},
+    {"name": "centroid form dividing the target vectors by the column norms (axis=0) instead of each row's length", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_TARGETS, "target_difference = (X / np.linalg.norm(X, axis=0)).sum(axis=0) - (Y / np.linalg.norm(Y, axis=0)).sum(axis=0)")]},
+    {"name": "centroid form dividing by the row lengths without keepdims (rows and columns mixed up)", "cell": "differential_association_centroid", "fails": ["differential_association_centroid_tests"], "replace": [(_TARGETS, "target_difference = (X / np.linalg.norm(X, axis=1)).sum(axis=0) - (Y / np.linalg.norm(Y, axis=1)).sum(axis=0)")]},
 ]
