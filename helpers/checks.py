@@ -47,9 +47,10 @@ _FunctionType, _CodeType, _ModuleType, _MethodType = (types.FunctionType, types.
                                                       types.MethodType)
 _partial = functools.partial
 
-# the course's reference modules (what an exercise must not call for the function it asks for)
+# the course's reference modules (what an exercise must not call for the function it asks for);
+# plots too, since an exercise may ask for a figure the course draws (05: the null distribution)
 _REFERENCE_MODULES = ("helpers.statistics", "helpers.embeddings", "helpers.wordsets", "helpers.weat",
-                      "helpers.wefat")
+                      "helpers.wefat", "helpers.plots")
 
 
 # What a student's code most often raises, and the likely mistake behind it (first match wins).

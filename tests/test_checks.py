@@ -157,6 +157,26 @@ def test_the_run_time_watch_sees_a_reference_captured_before_it_started(func):
     assert st.cosine([1.0, 0.0], [1.0, 1.0]) == pytest.approx(2 ** -0.5)  # restored
 
 
+def draws_via_a_computed_name(null, observed, ax):
+    import importlib
+
+    return getattr(importlib.import_module("helpers." + "plots"), "null_" + "distribution")(null, observed, ax=ax)
+
+
+def test_the_run_time_watch_sees_the_course_figures():
+    """A figure exercise (05's null distribution): a call of helpers.plots that reading the code cannot see."""
+    from matplotlib.figure import Figure
+
+    from helpers import plots
+
+    ax = Figure().subplots()
+    assert reference_calls(draws_via_a_computed_name, ("null_distribution",)) == []
+    with pytest.raises(AssertionError, match=r"helpers\.plots\.null_distribution"):
+        check_own_work(draws_via_a_computed_name, "null_distribution",
+                       run=lambda: draws_via_a_computed_name(np.arange(10.0), 5.0, ax))
+    assert "__course_spy__" not in vars(plots) and plots.null_distribution(np.arange(10.0), 5.0, ax=ax) is ax
+
+
 def test_the_run_time_watch_ignores_the_reference_calling_itself():
     # helpers.statistics.association uses cosine_matrix/unit_rows internally: allowed, not the student's call
     check_own_work(own_work, "cosine_matrix", "unit_rows", run=lambda: st.association([1.0, 0.0], [[1.0, 1.0]], [[0.0, 1.0]]))
