@@ -315,7 +315,7 @@ ASSIGNMENTS = sorted(p.name for p in (ROOT / "solutions").iterdir() if (p / f"{p
 @pytest.mark.parametrize("name", ASSIGNMENTS)
 def test_every_notebook_has_its_frame(folder, name):
     """Estimated time, prerequisites and objectives at the top; a Summary with self-check questions,
-    an optional challenge and references at the end; the course map in docs/STUDENTS.md agrees."""
+    an optional challenge and references at the end; the course map in docs/STUDENTS.md agrees (time, points)."""
     nb = nbformat.read(ROOT / folder / name / f"{name}.ipynb", as_version=4)
     top = nb.cells[0].source
     minutes = re.search(r"\*\*Estimated time:\*\* about (\d+) minutes", top)
@@ -326,9 +326,13 @@ def test_every_notebook_has_its_frame(folder, name):
         f"{folder}/{name}: the last cell is not a '## Summary'")
     for part in ("### Self-check (not graded)", "### Optional challenge (not graded)", "**References.**", "doi:"):
         assert part in last.source, f"{folder}/{name}: the Summary lacks {part!r}"
-    row = re.search(r"(?m)^\| `" + re.escape(name) + r"` \|.*\| 10 \| (\d+) min \|", (ROOT / "docs" / "STUDENTS.md").read_text())
-    assert row and row.group(1) == minutes.group(1), (
-        f"docs/STUDENTS.md's course map and {name} disagree on the time ({row and row.group(1)} vs {minutes.group(1)})")
+    row = re.search(r"(?m)^\| `" + re.escape(name) + r"` \|.*\| (\d+) \| (\d+) min \|", (ROOT / "docs" / "STUDENTS.md").read_text())
+    assert row and row.group(2) == minutes.group(1), (
+        f"docs/STUDENTS.md's course map and {name} disagree on the time ({row and row.group(2)} vs {minutes.group(1)})")
+    points = sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in nb.cells
+                 if c.metadata.get("nbgrader", {}).get("grade"))
+    assert int(row.group(1)) == points, (
+        f"docs/STUDENTS.md's course map gives {name} {row.group(1)} points, its graded cells {points}")
 
 
 def test_no_seed_file_names_in_the_course():
