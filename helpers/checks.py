@@ -80,6 +80,25 @@ _LIKELY_CAUSES = [
      "np.random.seed (or a seed) was given something that is not an integer, such as the Generator rng. "
      "Leave NumPy's global random state alone and draw from the Generator you are given: "
      "rng.permutation(n), rng.choice(...), rng.integers(...)."),
+    # more misuses of a Generator argument (notebook 5 and every exercise that takes rng)
+    (("AttributeError",), re.compile(r"^'(int|numpy\.u?int\d+)' object has no attribute '(permutation|permuted|"
+                                     r"choice|integers|random|shuffle|normal|standard_normal|uniform|bit_generator)'"),
+     "rng may be a seed (an int) as well as a Generator. Make a Generator from either with "
+     "gen = np.random.default_rng(rng) (it returns a Generator unchanged) and draw from gen."),
+    (("AttributeError",), re.compile(r"Generator' object has no attribute '(seed|randint|rand|randn|random_sample|"
+                                     r"random_integers|get_state|set_state|RandomState)'"),
+     "A Generator has no seed(), randint(), rand() or randn(): those are NumPy's old global functions. A Generator "
+     "is seeded when it is made (np.random.default_rng(seed)); draw with rng.integers(...), rng.random(...), "
+     "rng.standard_normal(...), rng.permutation(...)."),
+    (("TypeError",), re.compile(r"^(permutation|shuffle|choice)\(\) takes (exactly|at most) \d+ positional argument"),
+     "np.random.permutation, np.random.shuffle and np.random.choice use NumPy's global random state and take no "
+     "generator. Call the Generator's own method instead: rng.permutation(x), rng.shuffle(x), rng.choice(...)."),
+    (("TypeError",), re.compile(r"Generator' object is not callable"),
+     "rng is a Generator, not a function: call one of its methods, e.g. rng.permutation(x) or rng.integers(...)."),
+    (("ValueError",), re.compile(r"Cannot take a larger sample than population when replace is False"),
+     "rng.choice(x, size=..., replace=False) draws all the values of `size` from x without repeats, so it cannot "
+     "draw more than len(x) in all. For many independent permutations of x, permute each row of a stack of "
+     "copies: rng.permuted(np.tile(x, (B, 1)), axis=1)."),
     (("ValueError",), re.compile(r"truth value of an array with more than one element is ambiguous"),
      "`if`, `and`, `or` or `not` was applied to an array of several values. Use np.any(...) or np.all(...) "
      "to get one True or False, or & and | element by element."),

@@ -157,6 +157,26 @@ def test_the_run_time_watch_sees_a_reference_captured_before_it_started(func):
     assert st.cosine([1.0, 0.0], [1.0, 1.0]) == pytest.approx(2 ** -0.5)  # restored
 
 
+def draws_via_a_computed_name(null, observed, ax):
+    import importlib
+
+    return getattr(importlib.import_module("helpers." + "plots"), "null_" + "distribution")(null, observed, ax=ax)
+
+
+def test_the_run_time_watch_sees_the_course_figures():
+    """A figure exercise (05's null distribution): a call of helpers.plots that reading the code cannot see."""
+    from matplotlib.figure import Figure
+
+    from helpers import plots
+
+    ax = Figure().subplots()
+    assert reference_calls(draws_via_a_computed_name, ("null_distribution",)) == []
+    with pytest.raises(AssertionError, match=r"helpers\.plots\.null_distribution"):
+        check_own_work(draws_via_a_computed_name, "null_distribution",
+                       run=lambda: draws_via_a_computed_name(np.arange(10.0), 5.0, ax))
+    assert "__course_spy__" not in vars(plots) and plots.null_distribution(np.arange(10.0), 5.0, ax=ax) is ax
+
+
 def test_the_run_time_watch_ignores_the_reference_calling_itself():
     # helpers.statistics.association uses cosine_matrix/unit_rows internally: allowed, not the student's call
     check_own_work(own_work, "cosine_matrix", "unit_rows", run=lambda: st.association([1.0, 0.0], [[1.0, 1.0]], [[0.0, 1.0]]))
@@ -292,6 +312,11 @@ SLIPS = [
     (lambda: np.ones((1, 3)) - np.ones((1, 2)), "ValueError", "keepdims=True"),
     (lambda: np.arange(3).__itruediv__(2.0), "UFuncTypeError", "np.asarray(x) returns x itself"),
     (lambda: _seed_with_generator(np.random.default_rng(0)), "TypeError", "draw from the Generator"),
+    (lambda: (5).permutation(np.arange(3)), "AttributeError", "np.random.default_rng(rng)"),
+    (lambda: np.random.default_rng(0).randint(3), "AttributeError", "rng.integers"),
+    (lambda: np.random.permutation(np.arange(3), np.random.default_rng(0)), "TypeError", "rng.permutation(x)"),
+    (lambda: np.random.default_rng(0)(3), "TypeError", "not a function"),
+    (lambda: np.random.default_rng(0).choice(3, size=(2, 3), replace=False), "ValueError", "rng.permuted"),
     (lambda: bool(np.ones(3) > 0), "ValueError", "np.any"),
     (lambda: np.ones(3)[0, 1], "IndexError", "x[None, :]"),
     (lambda: np.ones(3).mean(axis=1), "AxisError", "axis 1 (along each vector)"),

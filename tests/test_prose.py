@@ -329,9 +329,10 @@ def test_every_notebook_has_its_frame(folder, name):
     row = re.search(r"(?m)^\| `" + re.escape(name) + r"` \|.*\| (\d+) \| (\d+) min \|", (ROOT / "docs" / "STUDENTS.md").read_text())
     assert row and row.group(2) == minutes.group(1), (
         f"docs/STUDENTS.md's course map and {name} disagree on the time ({row and row.group(2)} vs {minutes.group(1)})")
-    points = sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    points = sum(c.metadata.get("nbgrader", {}).get("points", 0) for c in nb.cells
+                 if c.metadata.get("nbgrader", {}).get("grade"))
     assert int(row.group(1)) == points, (
-        f"docs/STUDENTS.md's course map states {row.group(1)} points for {name}, its graded cells have {points}")
+        f"docs/STUDENTS.md's course map gives {name} {row.group(1)} points, its graded cells {points}")
 
 
 def test_no_seed_file_names_in_the_course():

@@ -17,6 +17,13 @@ _CALL_SAMPLED_INSIDE = ("import helpers.statistics\n"
                         '    return helpers.statistics.permutation_test(sx, sy, method="sampled", n_resamples=n_resamples, rng=rng,\n'
                         "                                               alternative=alternative).pvalue")
 
+_PLOT_CALLS_REFERENCE = ("def plot_null_distribution(null, observed, ax, bins=50):\n"
+                         "    from helpers.plots import null_distribution\n"
+                         "    return null_distribution(null, observed, ax=ax)\n")
+_PLOT_HIST = 'ax.hist(null, bins=bins, color="0.7"'
+_PLOT_LABELS = ('ax.set_xlabel("statistic of a split, s(X_i, Y_i, A, B) (unitless)")\n'
+                '    ax.set_ylabel("number of splits")\n    ')
+
 # One mutant per line: its name, the solution cell it changes, the test cells that must lose their
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
@@ -42,4 +49,22 @@ MUTANTS = [
     {"name": "sampled p-value that sums each half over the wrong axis (axis=0)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [("null = perms[:, :n].sum(axis=1) - perms[:, n:].sum(axis=1)", "null = perms[:, :n].sum(axis=0) - perms[:, n:].sum(axis=0)")]},
     {"name": "sampled p-value off by one in the denominator ((k + 1) / B)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, "return float((k + 1) / n_resamples)")]},
     {"name": "sampled p-value with a strict '>' (ties with the observed split do not count)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [("k += np.count_nonzero(null >= observed - tol)", "k += np.count_nonzero(null > observed)")]},
+    # two-sided mistakes that only a negative observed statistic shows (for s > 0 the first two agree with |s_i| >= |s|)
+    {"name": "exact two-sided p-value as twice the one-sided 'greater' p-value (capped at 1)", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [("k = np.count_nonzero(np.abs(null) >= abs(observed) - tol)", "k = min(len(null), 2 * np.count_nonzero(null >= observed - tol))")]},
+    {"name": "exact two-sided p-value counting |s_i| >= s (no absolute value of the observed s)", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [("k = np.count_nonzero(np.abs(null) >= abs(observed) - tol)", "k = np.count_nonzero(np.abs(null) >= observed - tol)")]},
+    {"name": "exact two-sided p-value counting s_i >= |s| (no absolute value of the splits' s_i)", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [("k = np.count_nonzero(np.abs(null) >= abs(observed) - tol)", "k = np.count_nonzero(null >= abs(observed) - tol)")]},
+    {"name": "sampled two-sided p-value as twice the one-sided 'greater' p-value (capped at 1)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [("k += np.count_nonzero(np.abs(null) >= abs(observed) - tol)", "k += np.count_nonzero(null >= observed - tol)"), (_SAMPLED_P, "return float(min(1.0, (2 if alternative == 'two-sided' else 1) * (k + 1) / (n_resamples + 1)))")]},
+    {"name": "sampled two-sided p-value counting |s_i| >= s (no absolute value of the observed s)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [("k += np.count_nonzero(np.abs(null) >= abs(observed) - tol)", "k += np.count_nonzero(np.abs(null) >= observed - tol)")]},
+    {"name": "sampled two-sided p-value counting s_i >= |s| (no absolute value of the splits' s_i)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [("k += np.count_nonzero(np.abs(null) >= abs(observed) - tol)", "k += np.count_nonzero(null >= abs(observed) - tol)")]},
+    {"name": "sampled p-value that draws from rng itself (fails for an int seed)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [("gen = np.random.default_rng(rng)", "gen = rng")]},
+    {"name": "sampled p-value that seeds NumPy's global state (np.random.seed(rng); fails for a Generator)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [("gen = np.random.default_rng(rng)", "np.random.seed(rng)"), (_PERMS, "perms = np.array([np.random.permutation(pooled) for _ in range(rows)])")]},
+    # the figure (Exercise 2), read from the Axes
+    {"name": "null-distribution figure with the line at the mean of the null instead of the observed statistic", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [("ax.axvline(observed,", "ax.axvline(null.mean(),")]},
+    {"name": "null-distribution figure of the wrong data (the notebook's row-8 null8, not the argument)", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null8, bins=bins, color="0.7"')]},
+    {"name": "null-distribution figure as a density (density=True) instead of counts", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null, bins=bins, density=True, color="0.7"')]},
+    {"name": "null-distribution figure that ignores bins (matplotlib's default 10)", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null, color="0.7"')]},
+    {"name": "null-distribution figure without axis labels", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_LABELS, "")]},
+    {"name": "null-distribution figure drawn with plt.* on the current figure instead of the given Axes", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'plt.hist(null, bins=bins, color="0.7"'), ("ax.axvline(", "plt.axvline("), ("ax.set_xlabel(", "plt.xlabel("), ("ax.set_ylabel(", "plt.ylabel("), ("ax.legend(", "plt.legend(")]},
+    {"name": "null-distribution figure that does not return the Axes", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [("    return ax", "")]},
+    {"name": "null-distribution figure that calls the course's figure (helpers.plots.null_distribution)", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "source": _PLOT_CALLS_REFERENCE},
 ]
