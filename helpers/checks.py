@@ -99,6 +99,9 @@ _LIKELY_CAUSES = [
      "rng.choice(x, size=..., replace=False) draws all the values of `size` from x without repeats, so it cannot "
      "draw more than len(x) in all. For many independent permutations of x, permute each row of a stack of "
      "copies: rng.permuted(np.tile(x, (B, 1)), axis=1)."),
+    (("ValueError",), re.compile(r"inhomogeneous shape"),
+     "A list of arrays of different lengths was turned into one array (e.g. np.std([sx, sy]) or "
+     "np.array([sx, sy]) with |X| != |Y|). To pool the values, join them: np.concatenate([sx, sy])."),
     (("ValueError",), re.compile(r"truth value of an array with more than one element is ambiguous"),
      "`if`, `and`, `or` or `not` was applied to an array of several values. Use np.any(...) or np.all(...) "
      "to get one True or False, or & and | element by element."),

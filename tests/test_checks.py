@@ -318,6 +318,7 @@ SLIPS = [
     (lambda: np.random.default_rng(0)(3), "TypeError", "not a function"),
     (lambda: np.random.default_rng(0).choice(3, size=(2, 3), replace=False), "ValueError", "rng.permuted"),
     (lambda: bool(np.ones(3) > 0), "ValueError", "np.any"),
+    (lambda: np.std([np.ones(2), np.ones(3)]), "ValueError", "np.concatenate([sx, sy])"),
     (lambda: np.ones(3)[0, 1], "IndexError", "x[None, :]"),
     (lambda: np.ones(3).mean(axis=1), "AxisError", "axis 1 (along each vector)"),
     (lambda: 1 / 0, "ZeroDivisionError", "standard deviation of 0"),
