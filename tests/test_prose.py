@@ -30,6 +30,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import nbgrader_tools as nbt
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -250,20 +252,10 @@ def unchecked_numbers(nb, claims, discussions) -> list[str]:
     return problems
 
 
-_EXECUTED: dict = {}
-
-
 def executed(assignment: str):
-    """The solution notebook of ``assignment``, executed in its folder (cached for the session)."""
-    if assignment not in _EXECUTED:
-        from nbclient import NotebookClient
-
-        path = ROOT / "solutions" / assignment / f"{assignment}.ipynb"
-        nb = nbformat.read(path, as_version=4)
-        NotebookClient(nb, timeout=600, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
-        _EXECUTED[assignment] = nb
-    return _EXECUTED[assignment]
+    """The solution notebook of ``assignment``, executed in its folder (once per session: gate 1 of
+    test_notebooks.py executes the same solutions, and their outputs are reused)."""
+    return nbt.executed_notebook(ROOT / "solutions" / assignment / f"{assignment}.ipynb", nbt.course_config(ROOT))
 
 
 @pytest.mark.parametrize("name", sorted(CLAIMS))
