@@ -17,6 +17,9 @@ bubblewrap (Debian package ``bubblewrap``, the sandbox Flatpak uses) in fresh Li
 * **no privileges**: every capability dropped (as root bubblewrap would otherwise keep them);
 * **a memory limit** (``RLIMIT_AS``, set by ``prlimit``), so a memory bomb ends in
   ``MemoryError`` in that cell, not in the machine swapping;
+* **a process limit** (``RLIMIT_NPROC``, set by ``prlimit``), so a fork bomb ends in an error in
+  that cell. Linux counts it per user and never applies it to root: it holds when grading runs as
+  an ordinary user (an instructor's account on a hub, a grading account), not as root;
 * **a cleared environment** with an allow-list (no database URL or password leaks in).
 
 Interrupts are sent as Jupyter messages (a signal cannot reach a process in another PID
@@ -38,13 +41,18 @@ from traitlets import Bool, Integer, List, Unicode
 from traitlets.config import Configurable
 
 __all__ = ["SandboxError", "find_bwrap", "configure", "Sandbox", "SandboxKernelManager", "bwrap_command",
-           "kernel_env", "DEFAULT_MEMORY_MB"]
+           "kernel_env", "DEFAULT_MEMORY_MB", "DEFAULT_MAX_PROCESSES"]
 
 #: Default memory limit of a kernel (address space, MiB). The course's nine worked solutions peak at
 #: 1.89-1.99 GB of address space in their sandboxed kernel (VmPeak in /proc/<pid>/status; most of it
 #: reserved by allocators and never touched: resident memory peaks at 0.36-0.49 GB). 4 GiB leaves
 #: room for honest work and stops a memory bomb long before the machine suffers.
 DEFAULT_MEMORY_MB = 4096
+
+#: Default process limit (``RLIMIT_NPROC``: processes and threads of the grading user, counted
+#: across the machine, so it must leave room for the grader's own). A kernel uses about ten
+#: threads; 512 stops a fork bomb within a second and leaves room for a grader's session.
+DEFAULT_MAX_PROCESSES = 512
 
 #: Environment variables a sandboxed kernel keeps (plus names starting with ENV_PREFIXES).
 #: Everything else (database URLs, passwords, tokens, JPY_PARENT_PID) is dropped.
@@ -100,6 +108,9 @@ class Sandbox(Configurable):
     enabled = Bool(True, help="Run each grading kernel in a bubblewrap sandbox. Switch off only for trusted "
                               "submissions (`--Sandbox.enabled=False`).").tag(config=True)
     memory_mb = Integer(DEFAULT_MEMORY_MB, help="Address-space limit of a kernel in MiB (0: no limit).").tag(config=True)
+    max_processes = Integer(DEFAULT_MAX_PROCESSES, help="Process limit (RLIMIT_NPROC) of a kernel: processes and "
+                            "threads of the grading user, counted across the machine; Linux does not apply it "
+                            "to root (0: no limit).").tag(config=True)
     course_root = Unicode("", help="The course folder (default: CourseDirectory.root, else the current "
                                    "folder). Never visible inside the sandbox.").tag(config=True)
     read_only = List(Unicode(), help="Extra folders the kernel may read (e.g. a shared data folder).").tag(config=True)
@@ -192,7 +203,7 @@ def kernel_env(env: dict, extra_allow=()) -> dict:
 
 
 def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env: dict, memory_mb: int = 0,
-                  bwrap: str = "bwrap") -> list[str]:
+                  max_processes: int = 0, bwrap: str = "bwrap") -> list[str]:
     """The bubblewrap command line that runs ``kernel_cmd`` in the sandbox.
 
     Parameters
@@ -209,6 +220,8 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
         The kernel's whole environment (:func:`kernel_env`); everything else is cleared.
     memory_mb : int
         Address-space limit (``RLIMIT_AS``) in MiB; 0 for none.
+    max_processes : int
+        Process limit (``RLIMIT_NPROC``, per user; not applied by Linux to root); 0 for none.
     bwrap : str
         The bubblewrap executable.
 
@@ -237,8 +250,10 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     for f in sorted(private_dir.glob("*.json")):  # the connection file: the kernel reads it, never writes it
         cmd += ["--ro-bind", str(f), str(f)]
     cmd += ["--bind", str(workdir), str(workdir), "--remount-ro", "/", "--chdir", str(workdir), "--"]
-    if memory_mb:
-        cmd += ["prlimit", f"--as={int(memory_mb) * 1024 * 1024}", "--"]
+    limits = ([f"--as={int(memory_mb) * 1024 * 1024}"] if memory_mb else []) + (
+        [f"--nproc={int(max_processes)}"] if max_processes else [])
+    if limits:
+        cmd += ["prlimit", *limits, "--"]
     return cmd + list(kernel_cmd)
 
 
@@ -293,7 +308,8 @@ class SandboxKernelManager(AsyncKernelManager):
         kw["env"] = kernel_env(env, settings.env_allow)
         kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's connection banner, not the student's prints
         cmd = bwrap_command(kernel_cmd, workdir=workdir, private_dir=self._private_dir, read_only=read_only,
-                            env=kw["env"], memory_mb=settings.memory_mb, bwrap=bwrap)
+                            env=kw["env"], memory_mb=settings.memory_mb,
+                            max_processes=settings.max_processes, bwrap=bwrap)
         self.log.debug("Sandboxed kernel: %s", cmd)
         return cmd, kw
 

@@ -465,8 +465,69 @@ def test_bwrap_command_isolates(tmp_path):
     etc = [b for b in binds["ro"] if b.startswith("/etc")]
     assert "/etc" not in etc and "/etc/shadow" not in etc and "/etc/ld.so.cache" in etc
     assert cmd[sep + 1:sep + 4] == ["prlimit", f"--as={1024 * 2**20}", "--"]
+    limited = sandbox.bwrap_command(["python"], workdir=work, private_dir=private, read_only=ro,
+                                    env={}, memory_mb=1024, max_processes=99)
+    assert limited[limited.index("--") + 1:limited.index("--") + 5] == [
+        "prlimit", f"--as={1024 * 2**20}", "--nproc=99", "--"]
     assert cmd[-5:-3] == ["python", "-m"]
     assert opts[opts.index("--chdir") + 1] == str(work.resolve())
+
+
+FORK_BOMB = """
+import os, time
+made = 0
+try:
+    for _ in range(300):
+        if os.fork() == 0:
+            time.sleep(20)
+            os._exit(0)
+        made += 1
+except OSError as exc:
+    print("stopped", made, exc.errno)
+else:
+    print("not stopped", made)
+"""
+
+
+LIMIT = 64  # of 300 forks the bomb tries
+
+
+def test_fork_bomb_is_stopped_for_an_ordinary_grader():
+    """RLIMIT_NPROC, which Linux never applies to root: a grader that is an ordinary user (an
+    instructor on a hub) runs a fork bomb in the sandbox's command line; it stops at the limit and
+    its processes die with the sandbox."""
+    import pwd
+    import shutil as _shutil
+    import subprocess as sp
+
+    bwrap = sandbox.find_bwrap()
+    if bwrap is None or os.geteuid() != 0 or not _shutil.which("runuser"):
+        reason = "needs bubblewrap and root (to run the sandbox as the ordinary user nobody)"
+        if os.environ.get("COURSE_TEST_SANDBOX_REQUIRED") == "1":
+            pytest.fail(f"COURSE_TEST_SANDBOX_REQUIRED=1 but this test {reason}")
+        pytest.skip(reason)
+    import tempfile
+
+    nobody = pwd.getpwnam("nobody")
+    top = Path(tempfile.mkdtemp(prefix="weat-forkbomb-"))  # not under pytest's folder: nobody cannot enter it
+    top.chmod(0o755)
+    work, private = top / "work", top / "kernel"
+    for p in (work, private):
+        p.mkdir()
+        os.chown(p, nobody.pw_uid, nobody.pw_gid)
+    (work / "bomb.py").write_text(FORK_BOMB)
+    cmd = sandbox.bwrap_command(["/usr/bin/python3", str(work / "bomb.py")], workdir=work, private_dir=private,
+                                read_only=[], env=sandbox.kernel_env({"PATH": "/usr/bin:/bin"}),
+                                max_processes=LIMIT, bwrap=bwrap)
+    try:
+        res = sp.run(["runuser", "-u", "nobody", "--", *cmd], capture_output=True, text=True, timeout=60, cwd="/")
+    finally:
+        _shutil.rmtree(top, ignore_errors=True)
+    assert res.stdout.startswith("stopped"), (res.stdout, res.stderr)
+    made = int(res.stdout.split()[1])
+    assert made < LIMIT, res.stdout
+    survivors = sp.run(["pgrep", "-u", "nobody", "-f", "bomb.py"], capture_output=True, text=True).stdout.split()
+    assert not survivors, f"processes of the fork bomb survived the sandbox: {survivors}"
 
 
 def test_read_only_paths_hold_the_package_not_its_folder():
