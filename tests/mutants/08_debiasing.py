@@ -15,6 +15,22 @@ _INPLACE_UNIT = ("m = kv[male]\n"
                  "        total += m - f")
 _FIRST_PAIR_ONLY = "total += m / np.linalg.norm(m) - f / np.linalg.norm(f)"
 _GAP = "return float(np.linalg.norm(project_out(M, direction) - project_out(F, direction), axis=1).mean())"
+_PROJECT = "P = W - np.outer(W @ g, g)"
+_PROJECT_IN_PLACE = ("W -= np.outer(W @ g, g)\n"
+                     "    P = W")
+_PARALLEL_CHECK = "    if (lengths <= 1e-12 * np.maximum(1.0, np.linalg.norm(W, axis=1, keepdims=True))).any():"
+_RENORMALISE_AND_RETURN = ("    P = P / lengths\n"
+                           "    return P[0] if single else P")
+_PROJECT_OUT_REFERENCE = ("    from helpers.lexicon import project_out as reference_project_out\n"
+                          "    return reference_project_out(V, direction)")
+_DIRECTION_REFERENCE = ("from helpers.lexicon import gender_direction as reference_direction\n"
+                        "\n"
+                        "\n"
+                        "def gender_direction(kv, pairs):")
+_DIRECTION_INSIDE = ("import helpers.lexicon\n"
+                     "    return helpers.lexicon.gender_direction(kv, pairs)")
+_BY_HAND_UNNORMALISED = ("(lambda P: P / np.linalg.norm(P, axis=1, keepdims=True))"
+                         "(V - np.outer(V @ direction, direction)).astype(np.float32)")
 
 # One mutant per line: its name, the solution cell it changes, the test cells that must lose their
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
@@ -43,4 +59,16 @@ MUTANTS = [
     {"name": "projected_keyedvectors that only normalises (direction not projected out)", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("project_out(V, direction).astype(np.float32)", "(V / np.linalg.norm(V, axis=1, keepdims=True)).astype(np.float32)")]},
     {"name": "projected_keyedvectors projects by hand without renormalising", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("project_out(V, direction).astype(np.float32)", "(V - np.outer(V @ direction, direction) / (direction @ direction)).astype(np.float32)")]},
     {"name": "projected_keyedvectors that removes repeats with a set (keys sorted, order of first appearance lost)", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("keys = list(dict.fromkeys(found.keys))", "keys = sorted(set(found.keys))")]},
+    # --- issue 11: in-place changes, loops, unchecked errors, the course's reference ---
+    # np.asarray does not copy a float64 array: the hidden check_unchanged sees the caller's V or direction change
+    {"name": "project_out that removes the direction in place (W -= ...; changes a float64 V)", "cell": "project_out", "fails": ["project_out_tests"], "replace": [(_PROJECT, _PROJECT_IN_PLACE)]},
+    {"name": "project_out that normalises the direction in place (g /= norm; changes the caller's direction)", "cell": "project_out", "fails": ["project_out_tests"], "replace": [("    g = g / norm\n", "    g /= norm\n")]},
+    {"name": "project_out with a Python loop over the rows (right values)", "cell": "project_out", "fails": ["project_out_tests"], "replace": [(_PROJECT, "P = np.array([w - (w @ g) * g for w in W])")]},
+    {"name": "project_out that tests for NaN with == np.nan (always False, so a NaN direction gives NaN rows)", "cell": "project_out", "fails": ["project_out_tests"], "replace": [("if not np.isfinite(g).all():", "if (g == np.nan).any() or np.isinf(g).any():")]},
+    {"name": "project_out that raises only for an exactly zero projected vector (rounding leaves a tiny one)", "cell": "project_out", "fails": ["project_out_tests"], "replace": [(_PARALLEL_CHECK, "    if (lengths == 0).any():")]},
+    {"name": "project_out that calls the course's reference implementation", "cell": "project_out", "fails": ["project_out_tests"], "replace": [(_RENORMALISE_AND_RETURN, _PROJECT_OUT_REFERENCE)]},
+    {"name": "gender_direction that calls the course's reference implementation", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("def gender_direction(kv, pairs):", _DIRECTION_REFERENCE), ("return total / norm", "return reference_direction(kv, pairs)")]},
+    {"name": "gender_direction that imports the reference implementation inside the function", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("return total / norm", _DIRECTION_INSIDE)]},
+    {"name": "projected_keyedvectors projects by hand with the direction not normalised", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("project_out(V, direction).astype(np.float32)", _BY_HAND_UNNORMALISED)]},
+    {"name": "remaining_gap as the norm of the whole matrix of differences divided by the number of pairs", "cell": "remaining_gap", "fails": ["remaining_gap_tests"], "replace": [(_GAP, _GAP.replace(", axis=1).mean())", ") / len(pairs))"))]},
 ]
