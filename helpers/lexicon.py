@@ -275,10 +275,13 @@ def project_out(V, direction) -> np.ndarray:
     Raises
     ------
     ValueError
-        when ``direction`` is zero, the dimensions differ, or a row is parallel to ``direction``.
+        when ``direction`` is zero or not finite, ``V`` is not finite, the dimensions differ, or a
+        row is parallel to ``direction``.
     """
     V = np.asarray(V, dtype=np.float64)
     g = np.asarray(direction, dtype=np.float64).ravel()
+    if not (np.isfinite(g).all() and np.isfinite(V).all()):
+        raise ValueError("The vectors and the direction must be finite (no NaN or infinity).")
     gn = np.linalg.norm(g)
     if gn == 0:
         raise ValueError("The direction is the zero vector.")

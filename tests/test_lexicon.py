@@ -102,6 +102,10 @@ def test_project_out_hand_case_and_errors():
     P = lx.project_out(np.array([[1.0, 1.0, 0.0], [0.0, 2.0, 2.0]]), np.array([2.0, 0.0, 0.0]))
     np.testing.assert_allclose(P, [[0, 1, 0], [0, 2 ** -0.5, 2 ** -0.5]], atol=1e-12)
     np.testing.assert_allclose(lx.project_out(np.array([3.0, 4.0]), [0.0, 1.0]), [1.0, 0.0])
+    with pytest.raises(ValueError, match="finite"):
+        lx.project_out(np.ones((2, 3)), [np.nan, 1.0, 0.0])
+    with pytest.raises(ValueError, match="finite"):
+        lx.project_out(np.array([[1.0, np.inf, 0.0]]), [1.0, 0.0, 0.0])
     with pytest.raises(ValueError):
         lx.project_out(np.array([[1.0, 0.0]]), [0.0, 0.0])
     with pytest.raises(ValueError, match="parallel"):
