@@ -100,6 +100,9 @@ CLAIMS = {
         C(r"\(row 3: (\d\.\d\d) with the paper's list, (\d\.\d\d) with the full lists",
           r"with the paper's reduced lists: d = (\S+);", r"with the full lists: .*?d = (\S+) "),
         C(r"\(d from\s+about (\d\.\d\d) to (\d\.\d\d) over 50 trims", r"over 50 random trims: min (\d\.\d+)", r"over 50 random trims: .*max (\d\.\d+)"),
+        # the word bootstrap of the forest plot (issue 11)
+        C(r"include 0 for (\d+) of the (\d+) rows", r"Rows whose interval includes 0: .*\((\d+) of \d+\)",
+          r"Rows whose interval includes 0: .*\(\d+ of (\d+)\)"),
         # item 1: --ddof 0 makes d grow (README)
         C(r"WEAT 6:\s+(\d\.\d\d) → (\d\.\d\d)\)", r"WEAT  6: N = 16, d \(ddof=1\) = (\S+),", r"WEAT  6: .*d \(ddof=0\) = (\S+)",
           where="README.md"),

@@ -46,4 +46,11 @@ MUTANTS = [
     {"name": "wefat_correlation with a one-sided p-value (p / 2)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [('"p": float(p)', '"p": float(p / 2)')]},
     {"name": "wefat_correlation looks the vectors up as written (capitalised names raise KeyError)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("[kv[w.lower()] for w in ws]", "[kv[w] for w in ws]")]},
     {"name": "wefat_correlation that cuts the values from the end after the filter (values and words out of step)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("used_values[mask]", "used_values[:int(mask.sum())]")]},
+    {"name": "name-likeness filter with np.argsort's default sort (not stable: ties broken in any order)", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests"], "replace": [(_ORDER, "order = np.argsort(-distance)")]},
+    {"name": "name-likeness filter that reverses an ascending sort (ties: the later word dropped first)", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests"], "replace": [(_ORDER, 'order = np.argsort(distance, kind="stable")[::-1]')]},
+    {"name": "name-likeness filter that lists the kept words nearest first, not in their order", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests"], "replace": [("kept = [w for i, w in enumerate(words) if i not in drop]", "kept = [words[i] for i in order[k:][::-1]]")]},
+    {"name": "wefat_correlation that accepts 2 words (needs at least 2 instead of 3)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("    if len(used) < 3:", "    if len(used) < 2:")]},
+    {"name": "wefat_correlation that counts the words before the filter (2 left after it pass)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("    if len(used) < 3:", "    if len(found) < 3:")]},
+    {"name": "wefat_correlation that needs more than 3 words (3 rejected)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("    if len(used) < 3:", "    if len(used) <= 3:")]},
+    {"name": "wefat_correlation without the ValueError for a missing attribute word (KeyError instead)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("    if missing_attributes:", "    if False:")]},
 ]
