@@ -16,6 +16,21 @@ _CALL_INSIDE = ("import helpers.statistics as h\n"
 _NAME_LIKENESS_INSIDE = ("from helpers.wefat import name_likeness\n"
                          '    order = np.argsort(name_likeness(V), kind="stable")')
 
+_CHECK_INPUTS = ("    if W.ndim != 2 or A.ndim != 2 or B.ndim != 2 or 0 in (W.shape[0], A.shape[0], B.shape[0]):\n"
+                 '        raise ValueError("W, A and B must be 2-D arrays with one vector per row and at least one row; "\n'
+                 '                         f"got shapes {W.shape}, {A.shape} and {B.shape}.")\n')
+_CHECK_IN_A_LOOP = ('    for name, M in (("W", W), ("A", A), ("B", B)):\n'
+                    "        if M.ndim != 2 or M.shape[0] == 0:\n"
+                    '            raise ValueError(f"{name} must be a 2-D array with at least one row; got shape {M.shape}.")\n')
+_ROW_LOOP = ("return np.array([(cos_a[i].mean() - cos_b[i].mean()) / sd[i] for i in range(len(sd))])")
+_FOR_LOOP = ("out = np.empty(len(sd))\n"
+             "    for i in range(len(sd)):\n"
+             "        out[i] = (cos_a[i].mean() - cos_b[i].mean()) / sd[i]\n"
+             "    return out")
+_APPLY = ("both = np.concatenate([cos_a, cos_b], axis=1)\n"
+          "    n_a = cos_a.shape[1]\n"
+          "    return np.apply_along_axis(lambda r: (r[:n_a].mean() - r[n_a:].mean()) / r.std(ddof=ddof), 1, both)")
+
 # One mutant per line: its name, the solution cell it changes, the test cells that must lose their
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
@@ -30,10 +45,10 @@ MUTANTS = [
     {"name": "wefat_correlation that keeps the values of missing words (values and words out of step)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("used, used_values = [words[i] for i in found], values[found]", "used, used_values = [words[i] for i in found], values[:len(found)]")]},
     {"name": "WEFAT score that imports the reference wefat_association inside the function", "cell": "wefat_score", "fails": ["wefat_score_tests"], "replace": [(_SCORE, _CALL_INSIDE)]},
     {"name": "name-likeness filter that imports the reference name_likeness inside the function", "cell": "drop_least_namelike", "fails": ["drop_least_namelike_tests"], "replace": [(_ORDER, _NAME_LIKENESS_INSIDE)]},
-    {"name": "WEFAT score with the standard deviation over the wrong axis (axis=0)", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"], "replace": [(_SD, "sd = np.concatenate([cos_a, cos_b], axis=1).std(axis=0, ddof=ddof)")]},
+    {"name": "WEFAT score with the standard deviation over the wrong axis (axis=0)", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests", "wefat_score_vectorised_tests"], "replace": [(_SD, "sd = np.concatenate([cos_a, cos_b], axis=1).std(axis=0, ddof=ddof)")]},
     {"name": "WEFAT score normalised by the standard deviation of A's cosines only", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"], "replace": [(_SD, "sd = cos_a.std(axis=1, ddof=ddof)")]},
     {"name": "WEFAT score with sums of cosines instead of means", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"], "replace": [(_SCORE, "return (cos_a.sum(axis=1) - cos_b.sum(axis=1)) / sd")]},
-    {"name": "WEFAT score with the means over the wrong axis (over target words)", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"], "replace": [(_SCORE, "return (cos_a.mean(axis=0) - cos_b.mean(axis=0)) / sd")]},
+    {"name": "WEFAT score with the means over the wrong axis (over target words)", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests", "wefat_score_vectorised_tests"], "replace": [(_SCORE, "return (cos_a.mean(axis=0) - cos_b.mean(axis=0)) / sd")]},
     {"name": "WEFAT score with dot products of unnormalised vectors instead of cosines", "cell": "wefat_score", "fails": ["wefat_score_tests", "wefat_correlation_tests"], "replace": [("cos_a, cos_b = cosine_matrix(W, A), cosine_matrix(W, B)", "cos_a, cos_b = W @ A.T, W @ B.T")]},
     {"name": "WEFAT score without the ValueError for a zero standard deviation", "cell": "wefat_score", "fails": ["wefat_score_tests"], "replace": [("    if np.any(sd == 0):", "    if False:")]},
     {"name": "WEFAT score that accepts any ddof", "cell": "wefat_score", "fails": ["wefat_score_tests"], "replace": [("    if ddof not in (0, 1):", "    if False:")]},
@@ -53,4 +68,9 @@ MUTANTS = [
     {"name": "wefat_correlation that counts the words before the filter (2 left after it pass)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("    if len(used) < 3:", "    if len(found) < 3:")]},
     {"name": "wefat_correlation that needs more than 3 words (3 rejected)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("    if len(used) < 3:", "    if len(used) <= 3:")]},
     {"name": "wefat_correlation without the ValueError for a missing attribute word (KeyError instead)", "cell": "wefat_correlation", "fails": ["wefat_correlation_tests"], "replace": [("    if missing_attributes:", "    if False:")]},
+    # --- "no Python loop" is graded (wefat_score_vectorised_tests, 1 point): right values, a loop ---
+    {"name": "WEFAT score with a for loop over the words (right values)", "cell": "wefat_score", "fails": ["wefat_score_vectorised_tests"], "replace": [(_SCORE, _FOR_LOOP)]},
+    {"name": "WEFAT score with a list comprehension over the words (right values)", "cell": "wefat_score", "fails": ["wefat_score_vectorised_tests"], "replace": [(_SCORE, _ROW_LOOP)]},
+    {"name": "WEFAT score with np.apply_along_axis over the rows (right values)", "cell": "wefat_score", "fails": ["wefat_score_vectorised_tests"], "replace": [(_SCORE, _APPLY)]},
+    {"name": "WEFAT score that checks its three inputs in a for loop (right values)", "cell": "wefat_score", "fails": ["wefat_score_vectorised_tests"], "replace": [(_CHECK_INPUTS, _CHECK_IN_A_LOOP)]},
 ]
