@@ -148,16 +148,15 @@ def explain(exc: BaseException) -> str:
     Returns
     -------
     str
-        ``"Your code raised ValueError: <text>. A likely cause: <explanation>"``, or without the last
-        part for an exception that has no known cause.
+        ``"Your code raised ValueError: <text>"`` and, on a second line, ``"A likely cause:
+        <explanation>"``; without the second line for an exception that has no known cause.
     """
     names = {k.__name__ for k in _type(exc).__mro__}
-    text = _str(exc)
-    if _len(text) > _MAX_MESSAGE:
-        text = text[:_MAX_MESSAGE] + " ..."
+    full = _str(exc)
+    text = full if _len(full) <= _MAX_MESSAGE else full[:_MAX_MESSAGE] + " ..."
     msg = f"Your code raised {_type(exc).__name__}" + (f": {text}" if text else "")
     for kinds, pattern, cause in _LIKELY_CAUSES:
-        if names.intersection(kinds) and (pattern is None or pattern.search(_str(exc))):
+        if names.intersection(kinds) and (pattern is None or pattern.search(full)):
             return f"{msg}\nA likely cause: {cause}"
     return msg
 

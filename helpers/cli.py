@@ -99,8 +99,8 @@ def word_intervals(kv, results, *, seed: int = 0, ddof: int = 1,
     """95% intervals over word choice of each WEAT's effect size: the word bootstrap of notebook 9.
 
     For each result, the words it used are resampled with replacement within each of X, Y, A and B
-    (:func:`helpers.lexicon.bootstrap_effect_sizes`, generator ``default_rng([seed, test_id, 9])``)
-    and the interval is the 2.5% and 97.5% percentiles of the replicates' effect sizes.
+    (:func:`helpers.lexicon.bootstrap_interval`, generator ``default_rng([seed, test_id, 9])``):
+    the 2.5% and 97.5% percentiles of the replicates' effect sizes.
 
     Parameters
     ----------
@@ -118,16 +118,11 @@ def word_intervals(kv, results, *, seed: int = 0, ddof: int = 1,
     import numpy as np
 
     from .embeddings import lookup
-    from .lexicon import bootstrap_effect_sizes
+    from .lexicon import bootstrap_interval
 
-    out = []
-    for r in results:
-        sets = [lookup(kv, words).vectors for words in (r.x_words, r.y_words, r.a_words, r.b_words)]
-        boot = bootstrap_effect_sizes(*sets, n_resamples=n_resamples, ddof=ddof,
-                                      rng=np.random.default_rng([seed, r.test_id or 0, 9]))
-        lo, hi = np.nanpercentile(boot, [2.5, 97.5])
-        out.append((float(lo), float(hi)))
-    return out
+    return [bootstrap_interval(*(lookup(kv, words).vectors for words in (r.x_words, r.y_words, r.a_words, r.b_words)),
+                               n_resamples=n_resamples, ddof=ddof, rng=np.random.default_rng([seed, r.test_id or 0, 9]))
+            for r in results]
 
 
 def _figures(out: Path, results, specs, occ, names, paper, *, fmt: str = "png", dpi: int = 120,

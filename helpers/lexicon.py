@@ -27,7 +27,7 @@ from . import statistics as st
 from .embeddings import lookup
 from .wordsets import data_dir, weat_test
 
-__all__ = ["load_lexicon", "empath_category", "ssa_names", "gendered_names", "bootstrap_effect_sizes",
+__all__ = ["load_lexicon", "empath_category", "ssa_names", "gendered_names", "bootstrap_effect_sizes", "bootstrap_interval",
            "gender_direction", "project_out", "LexiconResult", "lexicon_weat", "LEXICON_TESTS",
            "PAPER_DIRECTION", "run_lexicon_tests"]
 
@@ -220,6 +220,34 @@ def bootstrap_effect_sizes(X, Y, A, B, *, n_resamples: int, rng: np.random.Gener
     return out
 
 
+def bootstrap_interval(X, Y, A, B, *, n_resamples: int, rng: np.random.Generator, ddof: int = 1) -> tuple[float, float]:
+    r"""95% interval of a WEAT's effect size over the choice of words (the word bootstrap of notebook 9).
+
+    The 2.5% and 97.5% percentiles of :func:`bootstrap_effect_sizes` (replicates whose scores are
+    all equal, NaN, are left out).
+
+    Parameters
+    ----------
+    X, Y, A, B : matrices of word vectors, one per row (sizes may differ).
+    n_resamples : int, the number of bootstrap replicates (>= 1).
+    rng : numpy.random.Generator, the only source of randomness.
+    ddof : 1 (sample standard deviation, default) or 0 (population), as for the effect size.
+
+    Returns
+    -------
+    (float, float)
+        The low and high ends of the interval.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`bootstrap_effect_sizes`.
+    """
+    lo, hi = np.nanpercentile(bootstrap_effect_sizes(X, Y, A, B, n_resamples=n_resamples, rng=rng, ddof=ddof),
+                              [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 def gender_direction(kv, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
     r"""Unit gender direction from (male, female) word pairs (notebook 8; Bolukbasi et al. 2016).
 
@@ -372,9 +400,8 @@ def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Se
         mats = [project_out(M, direction) for M in mats]
     d = st.effect_size(mats[0], mats[1], mats[2], mats[3])
     gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    boot = bootstrap_effect_sizes(*mats, n_resamples=n_resamples, rng=gen)
-    lo, hi = np.nanpercentile(boot, [2.5, 97.5])
-    return LexiconResult(d, (float(lo), float(hi)), *(found[k].words for k in "XYAB"), missing, int(n_resamples),
+    interval = bootstrap_interval(*mats, n_resamples=n_resamples, rng=gen)
+    return LexiconResult(d, interval, *(found[k].words for k in "XYAB"), missing, int(n_resamples),
                          direction is not None)
 
 

@@ -276,10 +276,12 @@ def validate(path, config=None, invert: bool = False) -> dict:
     """
     from nbgrader.validator import Validator
 
+    key = _content_key(path)
+
     class Keeping(Validator):  # keeps the executed notebook for executed_notebook()
         def _preprocess(self, nb):
             nb = super()._preprocess(nb)
-            _EXECUTED[_content_key(path)] = copy.deepcopy(nb)
+            _EXECUTED[key] = copy.deepcopy(nb)
             return nb
 
     v = Keeping(config=config) if config is not None else Keeping()
