@@ -371,10 +371,12 @@ def test_a_forged_answer_is_only_a_value(kernel):
         "import json\n__weat_judge__ = lambda request: json.dumps({'value': {'t': 'float', 'v': 42.0}, 'arrays': {}})",
         timeout=30)
     try:
-        assert NotebookProxy(_Channel(kernel, timeout=30)).cosine([1.0], [2.0]) == 42.0
+        assert Remote(_Channel(kernel, timeout=30), "cosine")([1.0], [2.0]) == 42.0
+        # a forged "what is cosine?" answer makes it a number, which is not a function
+        assert NotebookProxy(_Channel(kernel, timeout=30)).cosine == 42.0
         kernel.kc.execute_interactive("__weat_judge__ = lambda request: 'not json'", timeout=30)
         with pytest.raises(JudgeError):
-            NotebookProxy(_Channel(kernel, timeout=30)).cosine([1.0], [2.0])
+            Remote(_Channel(kernel, timeout=30), "cosine")([1.0], [2.0])
     finally:
         kernel.kc.execute_interactive("del __weat_judge__", timeout=30)
 
