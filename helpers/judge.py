@@ -57,13 +57,13 @@ import types
 from pathlib import Path
 
 import numpy as np
-from traitlets import Bool, Float, Unicode
+from traitlets import Float, Unicode
 from traitlets.config import Configurable
 
 from . import checks as _library_checks
 from .flags import add_flag
 
-__all__ = ["Judge", "JudgeSettings", "judge_for", "checks", "Remote", "Missing", "Record", "NotebookProxy",
+__all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "NotebookProxy",
            "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package", "submission_seed",
            "load_cases"]
 
@@ -92,11 +92,9 @@ class KernelStuck(JudgeError):
 # Settings
 # ---------------------------------------------------------------------------------------------------
 
-class JudgeSettings(Configurable):
+class Judge(Configurable):
     """Settings of the judge (``c.Judge.*`` in ``nbgrader_config.py`` or on the command line)."""
 
-    enabled = Bool(True, help="Judge the hidden tests in the grader's process (hidden_tests/<assignment>.py). "
-                              "Without it no test cell can earn a point.").tag(config=True)
     tests_dir = Unicode("hidden_tests", help="The folder of the hidden-test modules, relative to the course "
                                              "root (never released).").tag(config=True)
     secret = Unicode("", help="The seed the grader keeps: each submission's hidden inputs are drawn from it "
@@ -105,8 +103,6 @@ class JudgeSettings(Configurable):
     call_timeout = Float(0, help="Seconds one call of a student's function may take while judged (0: the "
                                  "per-cell timeout, Execute.timeout).").tag(config=True)
 
-
-JudgeSettings.__name__ = "Judge"  # configured as c.Judge.*, the name instructors see
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -418,7 +414,6 @@ class _Channel:
         return run_sync(self._request)(payload)
 
     async def _request(self, payload: dict) -> dict:
-        from jupyter_client.utils import ensure_async
 
         kc = self.executor.kc
         if kc is None:
@@ -587,7 +582,7 @@ REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "l
 def _sources_before() -> list[str]:
     cells = _current.get()
     if cells is None:
-        raise RuntimeError("the source rules work while a cell is judged (Judge.judge_cell)")
+        raise RuntimeError("the source rules work while a cell is judged (NotebookJudge.judge_cell)")
     return cells
 
 
@@ -907,7 +902,7 @@ def _course_root(executor) -> Path:
     return Path(root).resolve()
 
 
-def _secret(settings: JudgeSettings, root: Path) -> str:
+def _secret(settings: Judge, root: Path) -> str:
     if settings.secret:
         return settings.secret
     path = root / SECRET_FILE
@@ -955,8 +950,8 @@ def _as_text(output):
     return NotebookNode(output_type="stream", name="stdout", text=text + ("\n" if text else ""))
 
 
-class Judge:
-    """The hidden tests of one assignment, judged for one notebook while nbgrader executes it."""
+class NotebookJudge:
+    """The hidden tests of one assignment, judged for one notebook while nbgrader executes it (:func:`judge_for`)."""
 
     def __init__(self, executor, cases: types.ModuleType, path: Path, seed: int, overlays, timeout: float):
         self.cases = cases
@@ -1023,8 +1018,10 @@ def warnings_silenced():
         yield
 
 
-def judge_for(executor, nb, resources) -> Judge | None:
-    """The judge of the notebook nbgrader is about to execute, or None when the judge is off.
+def judge_for(executor, nb, resources) -> NotebookJudge | None:
+    """The judge of the notebook nbgrader is about to execute (None outside autograding).
+
+    There is no switch to turn it off: without it the visible checks alone would decide.
 
     Parameters
     ----------
@@ -1045,10 +1042,10 @@ def judge_for(executor, nb, resources) -> Judge | None:
         The judge is on and the assignment has no hidden-test module (grading without it would give
         every test cell 0: fail before any student is graded).
     """
-    settings = JudgeSettings(config=executor.config)
+    settings = Judge(config=executor.config)
     info = (resources or {}).get("nbgrader") or {}
     assignment = info.get("assignment")
-    if not settings.enabled or not assignment:
+    if not assignment:
         return None
     root = _course_root(executor)
     path = root / settings.tests_dir / f"{assignment}.py"
@@ -1062,4 +1059,4 @@ def judge_for(executor, nb, resources) -> Judge | None:
         copy = stripped_package(references, cache)
         overlays = ((copy, Path(__file__).resolve().parent),)
     timeout = settings.call_timeout or float(executor.timeout or 60)
-    return Judge(executor, cases, path, seed, overlays, timeout)
+    return NotebookJudge(executor, cases, path, seed, overlays, timeout)

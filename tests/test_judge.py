@@ -6,7 +6,6 @@ tested on its own, against hand-made values, and the kernel side against a real 
 """
 from __future__ import annotations
 
-import ast
 import base64
 import io
 import json
