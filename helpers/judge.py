@@ -986,7 +986,8 @@ class NotebookJudge:
             cell.outputs.append(_error_output("NotJudged", text))
             add_flag(executor.nb, gid, text)
             return
-        channel = _Channel(executor, self.timeout)
+        left = executor.time_left() if hasattr(executor, "time_left") else None  # the notebook's time budget
+        channel = _Channel(executor, self.timeout if left is None else max(1.0, min(self.timeout, left)))
         token = _current.set([c.source for c in executor.nb.cells[:index] if c.cell_type == "code"])
         try:
             with warnings_silenced():
