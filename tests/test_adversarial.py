@@ -352,11 +352,13 @@ def test_attacker_earns_no_point(graded, student):
     assert not earned, f"{student} earned points for a wrong answer: {earned}"
 
 
-def test_a_loop_in_a_callable_object_loses_the_vectorised_point(graded):
+def test_a_callable_object_with_loops_earns_neither_cosine_matrix_cell(graded):
+    """Its values are right, but the grader reads the code of a `def`: an object it cannot read fails
+    both the own-work rule and the vectorised point (each message says to define it with `def`)."""
     grades = _code(graded["scores"]["loopy-object"])
-    assert grades["cosine_matrix_vectorised_tests"]["auto_score"] == 0.0
-    assert all(g["auto_score"] == g["max_score"] for gid, g in grades.items()
-               if gid != "cosine_matrix_vectorised_tests"), grades
+    judged = {"cosine_matrix_tests", "cosine_matrix_vectorised_tests"}
+    assert all(grades[gid]["auto_score"] == 0.0 for gid in judged), grades
+    assert all(g["auto_score"] == g["max_score"] for gid, g in grades.items() if gid not in judged), grades
 
 
 def test_feedback_never_shows_hidden_tests(graded):
