@@ -69,6 +69,7 @@ __all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing",
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
 MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
+LEGACY_HIDDEN = "### BEGIN HIDDEN TESTS"       # hidden tests still inside a notebook (not yet moved)
 SECRET_FILE = ".judge-secret"          # in the course root (git-ignored): the seed the grader keeps
 
 NO_CASES = ("This cell has no hidden tests in {path} (a function named {gid}): the grader cannot judge it, so it "
@@ -1050,6 +1051,11 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
         return None
     root = _course_root(executor)
     path = root / settings.tests_dir / f"{assignment}.py"
+    if not path.is_file() and any(LEGACY_HIDDEN in c.get("source", "") for c in nb.cells if c.cell_type == "code"):
+        # an assignment whose hidden tests are still blocks in its notebook (being moved to hidden_tests/):
+        # they run in the kernel, as before the judge
+        executor.log.warning("%s: hidden tests in the notebook, not judged by the grader (no %s)", assignment, path)
+        return None
     cases = load_cases(path)
     seed = submission_seed(_secret(settings, root), assignment, str(info.get("student", "")))
     references = getattr(cases, "REFERENCES", {}) or {}

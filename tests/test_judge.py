@@ -301,7 +301,13 @@ def test_submission_seeds_differ_by_student_and_secret():
 def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
     import nbgrader_tools as nbt
 
+    moved = 0
     for a in nbt.discover_assignments():
+        if not (nbt.HIDDEN_DIR / f"{a}.py").is_file():  # not moved yet: its hidden tests are still in-notebook
+            nb = nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb")
+            assert all("### BEGIN HIDDEN TESTS" in c.source for c in nbt.test_cells(nb)), f"{a} has no hidden tests"
+            continue
+        moved += 1
         module = judge.load_cases(nbt.HIDDEN_DIR / f"{a}.py")
         graded = set()
         for name in nbt.notebook_names(a):
@@ -315,6 +321,7 @@ def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
         assert graded == cases, f"{a}: graded cells without hidden tests {graded - cases}, hidden tests of no cell {cases - graded}"
         refs = getattr(module, "REFERENCES", {})
         judge.stripped_package(refs, Path(__import__("tempfile").mkdtemp()))  # every name exists
+    assert moved >= 4
 
 
 # ---------------------------------------------------------------------------------------------------
