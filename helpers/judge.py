@@ -799,8 +799,22 @@ def check_callable(obj, name: str):
     assert isinstance(obj, Remote), f"`{name}` should be a function; did you run the cell that defines it?"
 
 
+@contextlib.contextmanager
+def quiet():
+    """:func:`helpers.checks.quiet` for hidden tests: the student's errors become explained failures, but a
+    failure of the judge itself (a kernel that does not answer, an answer that is not plain data) stays
+    what it is, so the cell is flagged for a person instead of failing as a wrong answer."""
+    try:
+        with _library_checks.quiet():
+            yield
+    except AssertionError as exc:
+        if isinstance(exc.__cause__, JudgeError):
+            raise exc.__cause__ from None
+        raise
+
+
 checks = types.SimpleNamespace(
-    quiet=_library_checks.quiet, explain=_library_checks.explain, check_type=_library_checks.check_type,
+    quiet=quiet, explain=_library_checks.explain, check_type=_library_checks.check_type,
     check_shape=_library_checks.check_shape, check_close=_library_checks.check_close,
     check_raises=_library_checks.check_raises, check_callable=check_callable, check_unchanged=check_unchanged,
     check_own_work=check_own_work, check_vectorised=check_vectorised)
