@@ -134,8 +134,13 @@ CLAIMS = {
         C(r"than himself-herself \(gap (\S+) against (\S+)\)", t08_alt("mean of 13 pairs", "gap"), t08_alt("himself-herself", "gap")),
         C(r"\$d\$ goes\s+from (\S+) to (\S+), and the two-sided p = (\S+) says",
           t08_alt("(none)", "d7"), t08_alt("mean of 13 pairs", "d7"), t08_alt("mean of 13 pairs", "p7")),
-        C(r"\(d = (\S+), two-sided p = (\S+)\) and leaves a WEFAT correlation of (\S+)\.",
-          t08_alt("he-she", "d7"), t08_alt("he-she", "p7"), t08_alt("he-she", "r")),
+        C(r"\(d = (\S+), two-sided\s+p = (\S+); s = (\S+), (\S+)% of the original s\) and leaves a WEFAT correlation of (\S+)\.",
+          t08_alt("he-she", "d7"), t08_alt("he-she", "p7"), r"after he-she:\s+s =\s+(\S+) ",
+          r"after he-she:\s+s =\s+\S+ \(\s*(\S+)% of s\)", t08_alt("he-she", "r")),
+        # issue 19, item 6: the reversal by d and by s
+        C(r"the original one \((\S+)% of the original d\)", r"after mean of 13 pairs:\s+s = .*d =\s+\S+ \(\s*(\S+)% of d\)"),
+        C(r"\(s = (\S+) against (\S+), (\S+)% of s\)", r"after mean of 13 pairs:\s+s =\s+(\S+) ",
+          r"WEAT 7 before the projection: s = (\S+),", r"after mean of 13 pairs:\s+s =\s+\S+ \(\s*(\S+)% of s\)"),
         # section 6: proxies
         C(r"\((\d+)% and (\d+)%\s+of \$s\$ removed\)", r"WEAT 7 with male/female names as attributes: .*\((\d+)% removed",
           r"WEAT 8 with male/female names as attributes: .*\((\d+)% removed"),
@@ -143,8 +148,14 @@ CLAIMS = {
         C(r"career and family, (\d+)% removed, p = (\S+)\)", r"WEAT 6 \(names; .*\((\d+)% removed", r"WEAT 6 \(names; .* -> (\S+)\n"),
         C(r"\((\d+)% after the projection, against (\d+)% by chance\)",
           r"600 most gendered words: .* and (\d+)% after", r"600 most gendered words: .*baseline (\d+)%"),
-        C(r"recover the former side of (\d+)% \((\d+)% before\), above\s+the majority-class baseline of (\d+)%",
+        C(r"recover the former side of (\d+)% \((\d+)% before\), against\s+a majority-class baseline of (\d+)%",
           r"50 occupations: .* and (\d+)% after", r"50 occupations: .* for (\d+)% before", r"50 occupations: .*baseline (\d+)%"),
+        # issue 19, item 6: the occupations' proxy result is not evidence; the 600 words' is
+        C(r"(\d+) of (\d+) right where always guessing the larger class gets (\d+)\.", r"50 occupations: (\d+) of \d+ right",
+          r"50 occupations: \d+ of (\d+) right", r"50 occupations: .* (\d+) expected at the baseline"),
+        C(r"A one-sided binomial test gives p = (\S+) \(a rough", r"50 occupations: .*one-sided binomial p = (\S+)"),
+        C(r"\((\d+) right where chance gives (\d+), p far", r"600 most gendered words: (\d+) of",
+          r"600 most gendered words: .* (\d+) expected at the baseline"),
         # the reflection's model answer
         C(r"kept only (\d+)% and (\d+)%\s+of its value and the WEFAT correlation with the share of women fell from (\S+) to (\S+),",
           t08(7, "s_left"), t08(8, "s_left"), r"Pearson r (\S+) \(p", r"-> (\S+) \(p = \S+\);"),
