@@ -74,6 +74,22 @@ def t08_alt(name, col):
     return r"(?m)^" + re.escape(name) + r"\s+" + r"[-\d.%]+\s+" * k + r"([-\d.]+)"
 
 
+def t10_shrink(key, targets, k):
+    """The k-th "% smaller" (0: |d|, 1: association gap, 2: centroid distance) of 10's projection table."""
+    return r"(?m)^\s*" + key + " " + targets + r"\s" + r"(?:[^%\n]*%)" * k + r"[^%\n]*?(\d+)%"
+
+
+def t10_rank(i):
+    """The i-th word of 10's list of negative_emotion words leaning most towards the European-American names."""
+    return r"towards the European-American names \(frequency rank\): " + r"\w+ \([\d,]+\), " * i + r"(\w+) \("
+
+
+def t10_row(row, col):
+    """10's table of lexicon WEATs with the paper's targets: our d ("d") or Table 1's d ("table1") of a row."""
+    start = r"(?m)^\s+" + str(row) + r" \S.*?positive_emotion vs\. negative_emotion\s+\S+\s+"
+    return start + (r"(\S+)\s" if col == "d" else r"\S+\s+\S+\s+(\S+)$")
+
+
 CLAIMS = {
     "04_effect_size": [
         C(r"All (\d+) science words lean towards the male terms", r"(\d+) of \d+ science words"),
@@ -163,6 +179,41 @@ CLAIMS = {
         C(r"former gender side of\s+(\d+)% of the 600", r"600 most gendered words: .* and (\d+)% after"),
         C(r"another\s+direction \(the mean of (\d+) pairs\)", r"mean of (\d+) pairs"),
     ],
+    "10_lexicon_weat": [
+        # issue 19, item 7: what drives row 3's reversal
+        C(r"\((\d+) of (\d+) negative and (\d+) of (\d+) positive\s+words\)",
+          r"negative_emotion: (\d+) of", r"negative_emotion: \d+ of (\d+) words", r"positive_emotion: (\d+) of",
+          r"positive_emotion: \d+ of (\d+) words"),
+        C(r"the negative words lean more \((\S+) against (\S+) on average\)",
+          r"negative_emotion: .*mean lean (\S+)", r"positive_emotion: .*mean lean (\S+)"),
+        C(r"lean most are \*(\w+)\*, \*(\w+)\*, \*(\w+)\*, \*(\w+)\*, \*(\w+)\* and \*(\w+)\*:",
+          *(t10_rank(i) for i in range(6))),
+        C(r"lists \*(\w+)\* and \*(\w+)\* under both", r"words in both categories: (\w+),", r"words in both categories: \w+, (\w+)"),
+        C(r"\(Spearman correlation (\S+) with its frequency rank\)", r"Spearman correlation of an emotion word's lean .*\): (\S+)"),
+        C(r"\(median\s+rank ([\d,]+) against ([\d,]+)\)", r"median frequency rank: European-American names ([\d,]+),",
+          r"median frequency rank: .*African-American names ([\d,]+);"),
+        C(r"more frequent than its positive ones\s+\(median rank ([\d,]+) against ([\d,]+)\)",
+          r"median frequency rank: .*negative_emotion words ([\d,]+)", r"median frequency rank: .*positive_emotion words ([\d,]+),"),
+        # issue 19, item 8: random 8 + 8 names
+        C(r"Random 8 \+ 8 names give \$d\$ = (\S+) on average, and 95% of the draws fall between (\S+) and (\S+);",
+          r"d mean (\S+), 95%", r"95% of draws between (\S+) and", r"95% of draws between \S+ and ([\d.]+)"),
+        C(r"only (\S+)% of them reach the (\S+) of Table 1's names", r"draws reaching it: (\S+)%", r"Table 1's 8 \+ 8 names: d = (\S+);"),
+        C(r"\(only (\S+)% of the draws have", r"draws with d <= 0: \d+ \((\S+)%\)"),
+        # issue 19, item 7: "% smaller" by three measures
+        C(r"\$\|d\|\$ shrinks by (\d+)%, the association gap by (\d+)% and the distance between\s+the name centroids by (\d+)%",
+          t10_shrink("6", "paper", 0), t10_shrink("6", "paper", 1), t10_shrink("6", "paper", 2)),
+        C(r"shrink more by every measure \((\d+)%, (\d+)% and (\d+)%\)",
+          t10_shrink("6", "ssa", 0), t10_shrink("6", "ssa", 1), t10_shrink("6", "ssa", 2)),
+        C(r"does not change at all \((\d+)%\)", t10_shrink("7", "paper", 2)),
+        C(r"(\d+) of the (\d+) intervals still exclude 0; only row 7's, \[(\S+), (\S+)\], contains it",
+          r"exclude 0: (\d+) of", r"exclude 0: \d+ of (\d+);", r"row 7 \(paper\) \[(\S+),", r"row 7 \(paper\) \[\S+, (\S+)\]"),
+        # the reflection's model answer
+        C(r"the career/family d fell from (\S+) to (\S+)\s", r"career vs. family\s+8 \+ 8\s+8,8\s+(\S+) \[",
+          r"career vs. family\s+SSA 300\s+300,300\s+(\S+) \["),
+        C(r"reach (\S+) in only (\S+)% of draws", r"Table 1's 8 \+ 8 names: d = (\S+);", r"draws reaching it: (\S+)%"),
+        C(r"\(d = (\S+)\s+and (\S+), intervals excluding 0\)", t10_row(3, "d"), t10_row(4, "d")),
+        C(r"words give (\S+) and (\S+) on the same", t10_row(3, "table1"), t10_row(4, "table1")),
+    ],
 }
 
 # Markdown cells (found by a regex over their text) in which every decimal number and percentage
@@ -176,6 +227,13 @@ DISCUSSIONS = {
         (r"^The debiasing paper found", []),
         (r"^With names as attributes", []),
         (r"^A model answer", []),
+    ],
+    "10_lexicon_weat": [
+        (r"^\*\*Reading the comparison\.\*\*", []),
+        (r"^Random 8 \+ 8 names give", []),
+        (r"^The three measures answer", []),
+        (r"^\*\*Side by side with the paper", []),
+        (r"^A model answer", ["95%"]),   # the name rule, a stated choice
     ],
 }
 
