@@ -98,6 +98,9 @@ CLAIMS = {
     "05_permutation_tests": [
         C(r"for\n?\s*\$B = 2\{,\}000\$ it is (\S+), against an expected (\S+), with a standard error of (\S+)\)",
           r"mean - exact = (\S+);", r"expected \(1 - p\)/\(B \+ 1\) = (\S+);", r"mean of 20 runs (\S+)"),
+        # issue 19, item 9: the normal approximation for rows 1 and 3 (the table of section 4)
+        C(r"For rows 1 and 3 the same approximation gives\s+\$(1\.\d \\cdot 10\^\{-\d\})\$ and \$(\d\.\d \\cdot 10\^\{-\d\})\$",
+          r"(?m)^\s+1\s+\d+\s+\S+\s+\S+\s+(\S+)\s+\S+$", r"(?m)^\s+3\s+\d+\s+\S+\s+\S+\s+(\S+)\s+\S+$"),
     ],
     "06_table1": [
         # section 5.5 and its reflection (issue 11, item 2)
