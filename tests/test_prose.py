@@ -74,6 +74,22 @@ def t08_alt(name, col):
     return r"(?m)^" + re.escape(name) + r"\s+" + r"[-\d.%]+\s+" * k + r"([-\d.]+)"
 
 
+def t10_shrink(key, targets, k):
+    """The k-th "% smaller" (0: |d|, 1: association gap, 2: centroid distance) of 10's projection table."""
+    return r"(?m)^\s*" + key + " " + targets + r"\s" + r"(?:[^%\n]*%)" * k + r"[^%\n]*?(\d+)%"
+
+
+def t10_rank(i):
+    """The i-th word of 10's list of negative_emotion words leaning most towards the European-American names."""
+    return r"towards the European-American names \(frequency rank\): " + r"\w+ \([\d,]+\), " * i + r"(\w+) \("
+
+
+def t10_row(row, col):
+    """10's table of lexicon WEATs with the paper's targets: our d ("d") or Table 1's d ("table1") of a row."""
+    start = r"(?m)^\s+" + str(row) + r" \S.*?positive_emotion vs\. negative_emotion\s+\S+\s+"
+    return start + (r"(\S+)\s" if col == "d" else r"\S+\s+\S+\s+(\S+)$")
+
+
 CLAIMS = {
     "04_effect_size": [
         C(r"All (\d+) science words lean towards the male terms", r"(\d+) of \d+ science words"),
@@ -82,6 +98,9 @@ CLAIMS = {
     "05_permutation_tests": [
         C(r"for\n?\s*\$B = 2\{,\}000\$ it is (\S+), against an expected (\S+), with a standard error of (\S+)\)",
           r"mean - exact = (\S+);", r"expected \(1 - p\)/\(B \+ 1\) = (\S+);", r"mean of 20 runs (\S+)"),
+        # issue 19, item 9: the normal approximation for rows 1 and 3 (the table of section 4)
+        C(r"For rows 1 and 3 the same approximation gives\s+\$(1\.\d \\cdot 10\^\{-\d\})\$ and \$(\d\.\d \\cdot 10\^\{-\d\})\$",
+          r"(?m)^\s+1\s+\d+\s+\S+\s+\S+\s+(\S+)\s+\S+$", r"(?m)^\s+3\s+\d+\s+\S+\s+\S+\s+(\S+)\s+\S+$"),
     ],
     "06_table1": [
         # section 5.5 and its reflection (issue 11, item 2)
@@ -134,8 +153,13 @@ CLAIMS = {
         C(r"than himself-herself \(gap (\S+) against (\S+)\)", t08_alt("mean of 13 pairs", "gap"), t08_alt("himself-herself", "gap")),
         C(r"\$d\$ goes\s+from (\S+) to (\S+), and the two-sided p = (\S+) says",
           t08_alt("(none)", "d7"), t08_alt("mean of 13 pairs", "d7"), t08_alt("mean of 13 pairs", "p7")),
-        C(r"\(d = (\S+), two-sided p = (\S+)\) and leaves a WEFAT correlation of (\S+)\.",
-          t08_alt("he-she", "d7"), t08_alt("he-she", "p7"), t08_alt("he-she", "r")),
+        C(r"\(d = (\S+), two-sided\s+p = (\S+); s = (\S+), (\S+)% of the original s\) and leaves a WEFAT correlation of (\S+)\.",
+          t08_alt("he-she", "d7"), t08_alt("he-she", "p7"), r"after he-she:\s+s =\s+(\S+) ",
+          r"after he-she:\s+s =\s+\S+ \(\s*(\S+)% of s\)", t08_alt("he-she", "r")),
+        # issue 19, item 6: the reversal by d and by s
+        C(r"the original one \((\S+)% of the original d\)", r"after mean of 13 pairs:\s+s = .*d =\s+\S+ \(\s*(\S+)% of d\)"),
+        C(r"\(s = (\S+) against (\S+), (\S+)% of s\)", r"after mean of 13 pairs:\s+s =\s+(\S+) ",
+          r"WEAT 7 before the projection: s = (\S+),", r"after mean of 13 pairs:\s+s =\s+\S+ \(\s*(\S+)% of s\)"),
         # section 6: proxies
         C(r"\((\d+)% and (\d+)%\s+of \$s\$ removed\)", r"WEAT 7 with male/female names as attributes: .*\((\d+)% removed",
           r"WEAT 8 with male/female names as attributes: .*\((\d+)% removed"),
@@ -143,14 +167,55 @@ CLAIMS = {
         C(r"career and family, (\d+)% removed, p = (\S+)\)", r"WEAT 6 \(names; .*\((\d+)% removed", r"WEAT 6 \(names; .* -> (\S+)\n"),
         C(r"\((\d+)% after the projection, against (\d+)% by chance\)",
           r"600 most gendered words: .* and (\d+)% after", r"600 most gendered words: .*baseline (\d+)%"),
-        C(r"recover the former side of (\d+)% \((\d+)% before\), above\s+the majority-class baseline of (\d+)%",
+        C(r"recover the former side of (\d+)% \((\d+)% before\), against\s+a majority-class baseline of (\d+)%",
           r"50 occupations: .* and (\d+)% after", r"50 occupations: .* for (\d+)% before", r"50 occupations: .*baseline (\d+)%"),
+        # issue 19, item 6: the occupations' proxy result is not evidence; the 600 words' is
+        C(r"(\d+) of (\d+) right where always guessing the larger class gets (\d+)\.", r"50 occupations: (\d+) of \d+ right",
+          r"50 occupations: \d+ of (\d+) right", r"50 occupations: .* (\d+) expected at the baseline"),
+        C(r"A one-sided binomial test gives p = (\S+) \(a rough", r"50 occupations: .*one-sided binomial p = (\S+)"),
+        C(r"\((\d+) right where chance gives (\d+), p far", r"600 most gendered words: (\d+) of",
+          r"600 most gendered words: .* (\d+) expected at the baseline"),
         # the reflection's model answer
         C(r"kept only (\d+)% and (\d+)%\s+of its value and the WEFAT correlation with the share of women fell from (\S+) to (\S+),",
           t08(7, "s_left"), t08(8, "s_left"), r"Pearson r (\S+) \(p", r"-> (\S+) \(p = \S+\);"),
         C(r"row 6 with names kept (\d+)% of its", t08(6, "s_left")),
         C(r"former gender side of\s+(\d+)% of the 600", r"600 most gendered words: .* and (\d+)% after"),
         C(r"another\s+direction \(the mean of (\d+) pairs\)", r"mean of (\d+) pairs"),
+    ],
+    "10_lexicon_weat": [
+        # issue 19, item 7: what drives row 3's reversal
+        C(r"\((\d+) of (\d+) negative and (\d+) of (\d+) positive\s+words\)",
+          r"negative_emotion: (\d+) of", r"negative_emotion: \d+ of (\d+) words", r"positive_emotion: (\d+) of",
+          r"positive_emotion: \d+ of (\d+) words"),
+        C(r"the negative words lean more \((\S+) against (\S+) on average\)",
+          r"negative_emotion: .*mean lean (\S+)", r"positive_emotion: .*mean lean (\S+)"),
+        C(r"lean most are \*(\w+)\*, \*(\w+)\*, \*(\w+)\*, \*(\w+)\*, \*(\w+)\* and \*(\w+)\*:",
+          *(t10_rank(i) for i in range(6))),
+        C(r"lists \*(\w+)\* and \*(\w+)\* under both", r"words in both categories: (\w+),", r"words in both categories: \w+, (\w+)"),
+        C(r"\(Spearman correlation (\S+) with its frequency rank\)", r"Spearman correlation of an emotion word's lean .*\): (\S+)"),
+        C(r"\(median\s+rank ([\d,]+) against ([\d,]+)\)", r"median frequency rank: European-American names ([\d,]+),",
+          r"median frequency rank: .*African-American names ([\d,]+);"),
+        C(r"more frequent than its positive ones\s+\(median rank ([\d,]+) against ([\d,]+)\)",
+          r"median frequency rank: .*negative_emotion words ([\d,]+)", r"median frequency rank: .*positive_emotion words ([\d,]+),"),
+        # issue 19, item 8: random 8 + 8 names
+        C(r"Random 8 \+ 8 names give \$d\$ = (\S+) on average, and 95% of the draws fall between (\S+) and (\S+);",
+          r"d mean (\S+), 95%", r"95% of draws between (\S+) and", r"95% of draws between \S+ and ([\d.]+)"),
+        C(r"only (\S+)% of them reach the (\S+) of Table 1's names", r"draws reaching it: (\S+)%", r"Table 1's 8 \+ 8 names: d = (\S+);"),
+        C(r"\(only (\S+)% of the draws have", r"draws with d <= 0: \d+ \((\S+)%\)"),
+        # issue 19, item 7: "% smaller" by three measures
+        C(r"\$\|d\|\$ shrinks by (\d+)%, the association gap by (\d+)% and the distance between\s+the name centroids by (\d+)%",
+          t10_shrink("6", "paper", 0), t10_shrink("6", "paper", 1), t10_shrink("6", "paper", 2)),
+        C(r"shrink more by every measure \((\d+)%, (\d+)% and (\d+)%\)",
+          t10_shrink("6", "ssa", 0), t10_shrink("6", "ssa", 1), t10_shrink("6", "ssa", 2)),
+        C(r"does not change at all \((\d+)%\)", t10_shrink("7", "paper", 2)),
+        C(r"(\d+) of the (\d+) intervals still exclude 0; only row 7's, \[(\S+), (\S+)\], contains it",
+          r"exclude 0: (\d+) of", r"exclude 0: \d+ of (\d+);", r"row 7 \(paper\) \[(\S+),", r"row 7 \(paper\) \[\S+, (\S+)\]"),
+        # the reflection's model answer
+        C(r"the career/family d fell from (\S+) to (\S+)\s", r"career vs. family\s+8 \+ 8\s+8,8\s+(\S+) \[",
+          r"career vs. family\s+SSA 300\s+300,300\s+(\S+) \["),
+        C(r"reach (\S+) in only (\S+)% of draws", r"Table 1's 8 \+ 8 names: d = (\S+);", r"draws reaching it: (\S+)%"),
+        C(r"\(d = (\S+)\s+and (\S+), intervals excluding 0\)", t10_row(3, "d"), t10_row(4, "d")),
+        C(r"words give (\S+) and (\S+) on the same", t10_row(3, "table1"), t10_row(4, "table1")),
     ],
 }
 
@@ -165,6 +230,13 @@ DISCUSSIONS = {
         (r"^The debiasing paper found", []),
         (r"^With names as attributes", []),
         (r"^A model answer", []),
+    ],
+    "10_lexicon_weat": [
+        (r"^\*\*Reading the comparison\.\*\*", []),
+        (r"^Random 8 \+ 8 names give", []),
+        (r"^The three measures answer", []),
+        (r"^\*\*Side by side with the paper", []),
+        (r"^A model answer", ["95%"]),   # the name rule, a stated choice
     ],
 }
 
