@@ -150,6 +150,8 @@ CLAIMS = {
         C(r"On this run Benjamini-Hochberg keeps (\d+) pairs, Benjamini-Yekutieli (\d+) and Bonferroni (\d+), the same",
           r"Benjamini-Hochberg, q <= 0.05:\s+(\d+)", r"Benjamini-Yekutieli, q <= 0.05:\s+(\d+)", r"Bonferroni, p <= \S+:\s+(\d+)"),
         C(r"the same\s+(\d) as Benjamini-Yekutieli\.", r"Benjamini-Yekutieli, q <= 0.05:\s+(\d+)"),
+        C(r"With the Monte Carlo\s+p-values Bonferroni would keep (\d+):", r"with the Monte Carlo p-values: .*Bonferroni (\d+) "),
+        C(r"including the one whose exact p-value, (\S+), does not\.", r"have exact p-values .*, (\S+)\n"),
         C(r"Bonferroni is therefore not stricter than needed here: it keeps exactly()",
           r"Bonferroni and Benjamini-Yekutieli keep the same pairs: True()"),
         C(r"Benjamini-Hochberg reported something in (\S+) of the scrambled runs and Benjamini-Yekutieli in\s+(\S+):",
@@ -176,7 +178,7 @@ CLAIMS = {
           r"(?m)^\s*N11-W22\s.*\s5 of 5  \(.*()$"),
         C(r"and it survives\s+all five seeds()", r"(?m)^\s*N4-W30\s.*\s5 of 5  \(.*()$"),
         # section 7.2 and 8: power
-        C(r"a pair\s+needs a cosine of (\S+) between its centred centroids to pass Bonferroni \((\S+) for\s+Benjamini-Yekutieli\), a pair with cosine (\S+) has \$p\$ = (\S+) on its own",
+        C(r"a pair\s+needs a cosine of (\S+) between its centred centroids to pass Bonferroni \((\S+) to be the first\s+discovery of Benjamini-Yekutieli\), a pair with cosine (\S+) has \$p\$ = (\S+) on its own",
           r"first step of Benjamini-Hochberg: .* >= (\S+)\n", r"first step of Benjamini-Yekutieli: .* >= (\S+)\n",
           r"a pair with cosine (\S+) alone", r"alone: p = (\S+)\n"),
     ],
