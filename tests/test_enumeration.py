@@ -190,6 +190,11 @@ def test_exact_pvalues_hand_cases():
         cos = (D @ E.T) / np.outer(np.linalg.norm(D, axis=1), np.linalg.norm(E, axis=1))
         np.testing.assert_allclose(exact_rotation_pvalues(D, E), formula(cos), atol=1e-12)
     np.testing.assert_allclose(exact_rotation_pvalues([[2.0], [-1.0]], [[3.0]]), [[0.5], [1.0]])
+    # d = 50 against scipy's Beta distribution, written as the formula states it
+    D, E = rng.normal(size=(6, 50)), rng.normal(size=(7, 50))
+    E[0] = D[0] + 0.3 * rng.normal(size=50)                      # one small p-value
+    cos = (D @ E.T) / np.outer(np.linalg.norm(D, axis=1), np.linalg.norm(E, axis=1))
+    np.testing.assert_allclose(exact_rotation_pvalues(D, E), stats.beta(24.5, 24.5).sf((1 + cos) / 2), rtol=1e-9)
     # aligned, orthogonal, opposite; a zero row gives g = 0 under every rotation: p = 1 (ties count)
     np.testing.assert_allclose(exact_rotation_pvalues([[1.0, 0, 0, 0], [0, 0, 0, 0]],
                                                       [[2.0, 0, 0, 0], [0, 1.0, 0, 0], [-1.0, 0, 0, 0]]),
