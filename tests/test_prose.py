@@ -90,6 +90,19 @@ def t10_row(row, col):
     return start + (r"(\S+)\s" if col == "d" else r"\S+\s+\S+\s+(\S+)$")
 
 
+def t11(cluster, col):
+    """Column of the name-cluster table of 11 (female share or mean year), by the cluster's number."""
+    tail = r"(\S+)" if col == "female" else r"\S+\s+(\d+)"
+    return r"(?m)^\s+N" + str(cluster) + r"\s+\d+\s+[\d,]+\s+" + tail
+
+
+def t11_stable(pair, col):
+    """11's stability table: how many of the other seeds a discovery survives (col "all") or survives with
+    both matched clusters keeping half of their members (col "same")."""
+    pattern = r"(\d) of \d+  \(\d of \d+\)" if col == "all" else r"\((\d) of \d+\)"
+    return r"(?m)^\s*" + re.escape(pair) + r"\s.*\s" + pattern
+
+
 CLAIMS = {
     "04_effect_size": [
         C(r"All (\d+) science words lean towards the male terms", r"(\d+) of \d+ science words"),
@@ -135,6 +148,58 @@ CLAIMS = {
         C(r"correlate at (0\.\d+) or more\s+\(p up to (\S+) otherwise\)",
           r"names \(filter 0.2\): .*p < 0.05 when r12 >= (\S+)", r"names \(filter 0.2\): .* to (\S+), p < 0.05"),
         C(r"gives p at most (\S+) for every admissible", r"(?m)^\s+occupations: .* to (\S+), p < 0.05"),
+    ],
+    "11_enumerating_biases": [
+        # section 1: the rule for names among the words
+        C(r"far too wide:\s+(\d+) of the candidate tokens meet it", r"(\d+) of them not Empath words"),
+        # section 2: what the clusters capture
+        C(r"\(N1 and N6, (\S+) and (\S+) female\)", t11(1, "female"), t11(6, "female")),
+        C(r"female names \(N4, (\S+)\) hold", t11(4, "female")),
+        C(r"names of N4 and N1 belong to people born on average in (\d+) and (\d+),", t11(4, "year"), t11(1, "year")),
+        C(r"have the youngest names, (\d+) and (\d+)\. Era and gender mix: N0\s+is also (\S+) female",
+          t11(0, "year"), t11(11, "year"), t11(0, "female")),
+        C(r"and it is (\S+) female\. A", t11(11, "female")),
+        # section 5.1: Monte Carlo against exact
+        C(r"among the (\d+)\s+pairs with exact \$p \\ge 0\.001\$ the largest difference is (\S+) standard errors, and (\S+) of the",
+          r"the (\d+) pairs with exact p >= 0.001", r"(\S+) standard errors;", r"standard errors; (\S+) within 3"),
+        C(r"the (\d) pairs\s+at its floor have exact p-values from (\S+) to (\S+), and",
+          r"the (\d) pairs at the Monte Carlo floor", r"have exact p-values (\S+),", r"have exact p-values .*, (\S+)\n"),
+        C(r"and (\d) of them lie below anything", r"pairs with exact p < \S+: (\d+)"),
+        # section 6: the corrections
+        C(r"On this run Benjamini-Hochberg keeps (\d+) pairs, Benjamini-Yekutieli (\d+) and Bonferroni (\d+), the same",
+          r"Benjamini-Hochberg, q <= 0.05:\s+(\d+)", r"Benjamini-Yekutieli, q <= 0.05:\s+(\d+)", r"Bonferroni, p <= \S+:\s+(\d+)"),
+        C(r"the same\s+(\d) as Benjamini-Yekutieli\.", r"Benjamini-Yekutieli, q <= 0.05:\s+(\d+)"),
+        C(r"With the Monte Carlo\s+p-values Bonferroni would keep (\d+):", r"with the Monte Carlo p-values: .*Bonferroni (\d+) "),
+        C(r"including the one whose exact p-value, (\S+), does not\.", r"have exact p-values .*, (\S+)\n"),
+        C(r"Bonferroni is therefore not stricter than needed here: it keeps exactly()",
+          r"Bonferroni and Benjamini-Yekutieli keep the same pairs: True()"),
+        C(r"Benjamini-Hochberg reported something in (\S+) of the scrambled runs and Benjamini-Yekutieli in\s+(\S+):",
+          r"in (\S+) of the runs \(Benjamini-Hochberg\)", r"and (\S+) \(Benjamini-Yekutieli\)"),
+        C(r"N0 \(the recent names\) at (\S+), N10 \(names\s+that are also ordinary words or places\) at (\S+)\s+and\s+N1\s+\(the\s+most\s+common\s+male\s+names\)\s+at\s+(\S+),\s+where\s+a\s+random\s+direction\s+gives\s+a\s+standard\s+deviation\s+of\s+(\S+)\.\s+The\s+word\s+clusters\s+less\s+so\s+\(the\s+largest\s+is\s+(\S+)\)",
+          r"N0 (\S+),", r"N10 (\S+),", r"N1 (\S+),", r"standard deviation (\S+)\)", r"largest \|cosine\| (\S+);"),
+        # section 7: the associations
+        C(r"\*\*N11 with W22\*\* has the largest \$g\$ \((\S+)\)", r"largest g = (\S+),"),
+        C(r"survives all five other seeds, each time with\s+clusters that keep at least half of their members \((\d) of 5\)",
+          t11_stable("N11-W22", "same")),
+        C(r"give\s+(\d+%) of it, and N11 as a whole is (\S+) female with mean year of birth (\d+)\.",
+          r"N11-W22: .*\n.*\n   names that drive g \((\d+)%", t11(11, "female"), t11(11, "year")),
+        C(r"common female names \((\S+) female, mean year (\d+)\) with family", t11(4, "female"), t11(4, "year")),
+        C(r"it survives\s+all five seeds \((\d) of 5 with both overlaps", t11_stable("N4-W30", "same")),
+        C(r"male names \((\S+) female\) with sports", t11(9, "female")),
+        C(r"W33 survives (\d) of 5 seeds, W16 (\d) of 5\.", t11_stable("N9-W33", "all"), t11_stable("N9-W16", "all")),
+        C(r"\(countries of Europe and Latin America\) survives (\d) of 5 seeds, but never with a\s+name cluster that keeps half of N7's members \((\d) of 5\)",
+          t11_stable("N7-W31", "all"), t11_stable("N7-W31", "same")),
+        C(r"the most common male names \((\S+) female\) with generic narrative words", t11(1, "female")),
+        C(r"(\d+%) of its \$g\$ lies along the frequency direction alone", r"N1-W2: .*frequency direction (\d+)%"),
+        C(r"comes back in only (\d)\s+of 5 runs", t11_stable("N11-W37", "all")),
+        # "all five": an empty group that the output regex matches only when the row says 5 of 5
+        C(r"\*\*N11 with W22\*\* has the largest \$g\$ \(\S+\) and survives all five other seeds()",
+          r"(?m)^\s*N11-W22\s.*\s5 of 5  \(.*()$"),
+        C(r"and it survives\s+all five seeds()", r"(?m)^\s*N4-W30\s.*\s5 of 5  \(.*()$"),
+        # section 7.2 and 8: power
+        C(r"a pair\s+needs a cosine of (\S+) between its centred centroids to pass Bonferroni \((\S+) to be the first\s+discovery of Benjamini-Yekutieli\), a pair with cosine (\S+) has \$p\$ = (\S+) on its own",
+          r"first step of Benjamini-Hochberg: .* >= (\S+)\n", r"first step of Benjamini-Yekutieli: .* >= (\S+)\n",
+          r"a pair with cosine (\S+) alone", r"alone: p = (\S+)\n"),
     ],
     "08_debiasing": [
         # section 3: the choice of the direction
@@ -224,6 +289,16 @@ CLAIMS = {
 DISCUSSIONS = {
     "06_table1": [(r"^With \$B = 20\{,\}000\$ only row 2", [])],
     "07_wefat": [(r"^For the occupations the difference is significant", ["0.05"])],  # the usual threshold
+    "11_enumerating_biases": [
+        (r"^What the clusters capture, on this run", []),
+        (r"^The Monte Carlo p-values agree with the exact ones", ["0.001"]),   # a threshold of the check
+        (r"^\*\*Three corrections, three guarantees", []),
+        (r"^Benjamini-Hochberg reported something in", []),
+        (r"^The name clusters lie far along the frequency direction", []),
+        (r"^Reading the list", ["0.5"]),                            # the overlap the table requires
+        (r"^### 7\.1 Do they survive", ["0.5", "0.05"]),           # the overlap the table requires, alpha
+        (r"^## 8\. What unsupervised enumeration", ["5%", "0.05", "7.1"]),   # alpha, and a section number
+    ],
     "08_debiasing": [
         (r"^\*\*Reading the numbers\.\*\*", []),
         (r"^The direction matters as much as the method", []),
