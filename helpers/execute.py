@@ -27,6 +27,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer
 
 from .flags import add_flag
+from .judge import judge_for
 from .sandbox import SandboxError, SandboxKernelManager
 
 __all__ = ["ResilientExecute"]
@@ -71,6 +72,8 @@ class ResilientExecute(Execute):
         self._restarts = 0
         self._stopped: str | None = None
         workdir = ((resources or {}).get("metadata") or {}).get("path")
+        # the hidden tests of this assignment, judged in this process (helpers.judge); None if switched off
+        self.judge = judge_for(self, nb, resources)
         try:
             return super().preprocess(nb, resources, km)
         except SandboxError as exc:
@@ -94,7 +97,15 @@ class ResilientExecute(Execute):
             self._recover(cell, index, "CellTimeoutError", HUNG.format(timeout=self.timeout))
         else:
             self._ran.append(index)
+            if self.judge is not None:
+                self.judge.judge_cell(self, cell, index)
         return cell, resources
+
+    def create_kernel_manager(self):
+        km = super().create_kernel_manager()
+        if self.judge is not None:  # the course package without this assignment's reference implementations
+            km.overlays = self.judge.overlays
+        return km
 
     def on_cell_executed(self, **kwargs):
         super().on_cell_executed(**kwargs)

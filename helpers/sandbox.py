@@ -203,7 +203,7 @@ def kernel_env(env: dict, extra_allow=()) -> dict:
 
 
 def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env: dict, memory_mb: int = 0,
-                  max_processes: int = 0, bwrap: str = "bwrap") -> list[str]:
+                  max_processes: int = 0, bwrap: str = "bwrap", overlays=()) -> list[str]:
     """The bubblewrap command line that runs ``kernel_cmd`` in the sandbox.
 
     Parameters
@@ -224,6 +224,10 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
         Process limit (``RLIMIT_NPROC``, per user; not applied by Linux to root); 0 for none.
     bwrap : str
         The bubblewrap executable.
+    overlays : iterable of (path, path)
+        ``(source, destination)`` pairs bound read-only after the other folders, so ``source`` is
+        seen at ``destination`` instead of what is there (the judge puts a copy of the course package
+        without an assignment's reference implementations over the package).
 
     Returns
     -------
@@ -246,6 +250,8 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     # parents before children, so a folder bound inside another one stays visible
     for p in sorted({Path(p) for p in read_only}, key=lambda p: (len(p.parts), str(p))):
         cmd += ["--ro-bind", str(p), str(p)]
+    for source, destination in overlays:
+        cmd += ["--ro-bind", str(Path(source).resolve()), str(Path(destination).resolve())]
     cmd += ["--bind", str(private_dir), str(private_dir)]
     for f in sorted(private_dir.glob("*.json")):  # the connection file: the kernel reads it, never writes it
         cmd += ["--ro-bind", str(f), str(f)]
@@ -279,6 +285,9 @@ class SandboxKernelManager(AsyncKernelManager):
     """
 
     _private_dir = None
+    #: ``(source, destination)`` folders bound over others in the sandbox (see :func:`bwrap_command`);
+    #: without the sandbox, each source's parent goes first on the kernel's ``PYTHONPATH`` instead.
+    overlays: tuple = ()
 
     def _sandbox(self) -> Sandbox:
         return Sandbox(config=self.config)
@@ -286,7 +295,13 @@ class SandboxKernelManager(AsyncKernelManager):
     async def _async_pre_start_kernel(self, **kw):
         settings = self._sandbox()
         if not settings.enabled:
-            return await super()._async_pre_start_kernel(**kw)
+            kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
+            if self.overlays:
+                env = dict(kw.get("env") or os.environ)
+                first = [str(Path(source).resolve().parent) for source, _ in self.overlays]
+                env["PYTHONPATH"] = os.pathsep.join(first + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+                kw["env"] = env
+            return kernel_cmd, kw
         bwrap = find_bwrap()
         if bwrap is None:
             raise SandboxError(_missing_message())
@@ -309,7 +324,7 @@ class SandboxKernelManager(AsyncKernelManager):
         kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's connection banner, not the student's prints
         cmd = bwrap_command(kernel_cmd, workdir=workdir, private_dir=self._private_dir, read_only=read_only,
                             env=kw["env"], memory_mb=settings.memory_mb,
-                            max_processes=settings.max_processes, bwrap=bwrap)
+                            max_processes=settings.max_processes, bwrap=bwrap, overlays=self.overlays)
         self.log.debug("Sandboxed kernel: %s", cmd)
         return cmd, kw
 

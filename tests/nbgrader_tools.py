@@ -40,6 +40,10 @@ import nbformat
 COURSE_ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR = COURSE_ROOT / "solutions"
 RELEASE_DIR = COURSE_ROOT / "notebooks"
+HIDDEN_DIR = COURSE_ROOT / "hidden_tests"
+#: the grader's secret in every test course (helpers.judge draws each submission's hidden inputs from it):
+#: fixed, so that a test run grades the same inputs every time
+JUDGE_SECRET = "course-tests"
 MUTANTS_DIR = COURSE_ROOT / "tests" / "mutants"
 VENV_BIN = str(Path(sys.executable).parent)
 
@@ -247,12 +251,17 @@ def offline_env(work_dir):
 # ---------------------------------------------------------------------------------------------
 
 def make_course(course_dir, assignments) -> Path:
-    """A fresh course folder with ``solutions/<a>/`` copied from the repository for each assignment."""
+    """A fresh course folder with ``solutions/<a>/`` and ``hidden_tests/<a>.py`` copied from the repository
+    for each assignment, and the grader's secret (``.judge-secret``) set to :data:`JUDGE_SECRET`."""
     course_dir = Path(course_dir)
     course_dir.mkdir(parents=True, exist_ok=True)
+    (course_dir / "hidden_tests").mkdir(exist_ok=True)
     for a in assignments:
         shutil.copytree(SOLUTIONS_DIR / a, course_dir / "solutions" / a,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        if (HIDDEN_DIR / f"{a}.py").is_file():
+            shutil.copy(HIDDEN_DIR / f"{a}.py", course_dir / "hidden_tests" / f"{a}.py")
+    (course_dir / ".judge-secret").write_text(JUDGE_SECRET + "\n")
     return course_dir
 
 
@@ -486,11 +495,14 @@ def _significant(line: str) -> bool:
     return len(s) >= 8 and re.search(r"[A-Za-z]", s) is not None and s not in MARKERS
 
 
-def hidden_and_solution_lines(solution_nb) -> dict:
+def hidden_and_solution_lines(solution_nb, assignment: str | None = None) -> dict:
     """``{"hidden": {...}, "solution": {...}}``: significant lines that occur *only* inside
-    ``### BEGIN HIDDEN TESTS`` or ``### BEGIN SOLUTION`` blocks of the source notebook (a line
-    that also occurs elsewhere in the notebook, e.g. ``with quiet():``, is not a leak)."""
+    ``### BEGIN HIDDEN TESTS`` or ``### BEGIN SOLUTION`` blocks of the source notebook, or in the
+    assignment's hidden-test module ``hidden_tests/<assignment>.py`` (a line that also occurs
+    elsewhere in the notebook, e.g. ``with quiet():``, is not a leak)."""
     blocks = {"hidden": set(), "solution": set()}
+    if assignment is not None and (HIDDEN_DIR / f"{assignment}.py").is_file():
+        blocks["hidden"].update(line.strip() for line in (HIDDEN_DIR / f"{assignment}.py").read_text().split("\n"))
     elsewhere = set()
     for cell in solution_nb.cells:
         if cell.cell_type != "code":

@@ -131,7 +131,7 @@ def test_no_solution_or_hidden_test_in_the_bundle(bundle):
     for a in nbt.discover_assignments():
         for name in nbt.notebook_names(a):
             source = nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{name}.ipynb")
-            for kind, found in nbt.hidden_and_solution_lines(source).items():
+            for kind, found in nbt.hidden_and_solution_lines(source, a).items():
                 for line in found:
                     checked += 1
                     for fname, text in texts.items():

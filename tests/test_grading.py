@@ -181,7 +181,7 @@ def test_manual_score_survives_a_forced_regrade(graded, tmp_path):
 def test_feedback_shows_failures_but_no_hidden_test(graded):
     root = graded["one"]
     solution = nbt.read_nb(root / "solutions" / A / f"{A}.ipynb")
-    hidden = nbt.hidden_and_solution_lines(solution)["hidden"]
+    hidden = nbt.hidden_and_solution_lines(solution, A)["hidden"]
     assert hidden, "01_cosine has hidden tests"
     autograded = nbt.read_nb(root / "autograded" / "carol" / A / f"{A}.ipynb")
     cell = next(c for c in autograded.cells if nbt.grade_id(c) == "cosine_tests")

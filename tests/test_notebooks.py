@@ -135,7 +135,7 @@ def test_release_leaks_no_solutions_or_hidden_tests(assignment):
         if not released_path.is_file():
             pytest.fail(f"notebooks/{assignment}/{name}.ipynb is missing")
         released = nbt.read_nb(released_path)
-        secret = nbt.hidden_and_solution_lines(solution)
+        secret = nbt.hidden_and_solution_lines(solution, assignment)
         for k, cell in enumerate(released.cells):
             for marker in nbt.MARKERS:
                 assert marker not in cell.source, f"{name}.ipynb cell {k} of the release contains {marker!r}"

@@ -1,0 +1,249 @@
+"""The judge's side in the student's kernel: call a function of the notebook, hand back plain data.
+
+This file is not imported by the grader: :mod:`helpers.judge` sends its text to the kernel once, where it
+runs with ``user_ns`` (the notebook's namespace) defined; each request then calls :func:`serve` with a
+JSON string and the judge reads the JSON string it returns from the execute reply (``user_expressions``). It trusts
+nothing and is trusted with nothing: it never sees an expected value, and whatever it answers is
+only a value to judge (a student's code can change what it answers, not what the answer earns).
+
+Plain data, both ways: JSON trees whose nodes carry their type (``{"t": "float", "v": 0.5}``), NumPy
+arrays as ``.npy`` bytes (base64) loaded without pickle, exceptions as their class names and text.
+Arguments the kernel must build itself are markers: the default embedding, a small embedding, a
+``numpy.random.Generator`` (its state), a fresh matplotlib Axes (drawn on, then described), a name
+of the notebook (a student's function passed to another).
+"""
+import base64 as _b64
+import contextlib as _contextlib
+import dataclasses as _dataclasses
+import io as _io
+import json as _json
+import sys as _sys
+import warnings as _warnings
+
+MAX_ITEMS = 100_000     # nodes of one answer, beyond which the rest is described, not sent
+MAX_ARRAY_BYTES = 64 * 1024 * 1024
+MAX_TEXT = 4000
+
+
+def _np():
+    import numpy
+    return numpy
+
+
+class _Decoder:
+    def __init__(self, arrays):
+        self.arrays = arrays
+        self.cache = {}
+        self.axes = []
+
+    def array(self, key):
+        if key not in self.cache:
+            self.cache[key] = _np().load(_io.BytesIO(_b64.b64decode(self.arrays[key])), allow_pickle=False)
+        return self.cache[key]
+
+    def __call__(self, node):
+        t = node["t"]
+        if t == "none":
+            return None
+        if t in ("bool", "int", "float", "str"):
+            return {"bool": bool, "int": int, "float": float, "str": str}[t](node["v"])
+        if t in ("list", "tuple", "set", "frozenset"):
+            items = [self(x) for x in node["v"]]
+            return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[t](items)
+        if t == "dict":
+            return {self(k): self(v) for k, v in node["v"]}
+        if t == "array":
+            a = self.array(node["k"])
+            if node.get("ro"):
+                a.flags.writeable = False
+            return a
+        if t == "npscalar":
+            return self.array(node["k"])[()]
+        if t == "rng":
+            np = _np()
+            g = np.random.Generator(getattr(np.random, node["bit"])())
+            g.bit_generator.state = node["state"]
+            return g
+        if t == "kv":
+            if node.get("default"):
+                from helpers.embeddings import load_default
+                return load_default()
+            from gensim.models import KeyedVectors
+            vectors = self.array(node["k"])
+            kv = KeyedVectors(vectors.shape[1], count=len(node["keys"]), dtype=vectors.dtype)
+            kv.add_vectors(list(node["keys"]), vectors)
+            return kv
+        if t == "axes":
+            import matplotlib.pyplot as plt
+            fig, ax = plt.subplots()
+            plt.figure()  # another figure is the current one: plt.* would draw there, not on ax
+            self.axes.append((ax, fig))
+            return ax
+        if t == "ref":
+            return user_ns[node["name"]]  # noqa: F821 - defined by the judge
+        raise TypeError(f"unknown node {t!r}")
+
+
+class _Encoder:
+    def __init__(self, axes=()):
+        self.arrays = {}
+        self.items = 0
+        self.axes = [ax for ax, _ in axes]
+
+    def array(self, a):
+        np = _np()
+        if a.dtype.hasobject:
+            return {"t": "unsupported", "type": "numpy.ndarray of Python objects"}
+        if a.nbytes > MAX_ARRAY_BYTES:
+            return {"t": "unsupported", "type": f"numpy.ndarray of {a.nbytes} bytes (too large)"}
+        buf = _io.BytesIO()
+        np.save(buf, a if a.flags.c_contiguous else a.copy(order="C"), allow_pickle=False)
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = _b64.b64encode(buf.getvalue()).decode("ascii")
+        return key
+
+    def __call__(self, x, depth=0):
+        self.items += 1
+        if self.items > MAX_ITEMS or depth > 40:
+            return {"t": "unsupported", "type": "(too large or too deep)"}
+        np = _np() if "numpy" in _sys.modules else None
+        if x is None:
+            return {"t": "none"}
+        if isinstance(x, bool):
+            return {"t": "bool", "v": bool(x)}
+        if np is not None and isinstance(x, np.generic):
+            if x.dtype.hasobject:
+                return {"t": "unsupported", "type": type(x).__name__}
+            return {"t": "npscalar", "k": self.array(np.asarray(x))}
+        if type(x) is int:
+            return {"t": "int", "v": int(x)}
+        if type(x) is float:
+            return {"t": "float", "v": float(x)}
+        if type(x) is str:
+            return {"t": "str", "v": str(x)[:1_000_000]}
+        if np is not None and isinstance(x, np.ndarray):
+            key = self.array(x)
+            return key if isinstance(key, dict) else {"t": "array", "k": key}
+        if type(x) in (list, tuple, set, frozenset):
+            kind = type(x).__name__
+            return {"t": kind, "v": [self(v, depth + 1) for v in x]}
+        if type(x) is dict:
+            return {"t": "dict", "v": [[self(k, depth + 1), self(v, depth + 1)] for k, v in x.items()]}
+        if np is not None and isinstance(x, np.random.Generator):
+            state = x.bit_generator.state
+            return {"t": "rng", "bit": type(x.bit_generator).__name__, "state": state}
+        if "matplotlib" in _sys.modules:
+            from matplotlib.axes import Axes
+            if isinstance(x, Axes):
+                for i, ax in enumerate(self.axes):
+                    if x is ax:
+                        return {"t": "axes", "i": i}
+                return {"t": "unsupported", "type": "matplotlib Axes (not the one it was given)"}
+        if "gensim" in _sys.modules:
+            from gensim.models import KeyedVectors
+            if isinstance(x, KeyedVectors):
+                emb = _sys.modules.get("helpers.embeddings")
+                if emb is not None and getattr(emb, "_DEFAULT_CACHE", None) is x:
+                    return {"t": "kv", "default": True}
+                if len(x) > 50_000:
+                    return {"t": "unsupported", "type": "KeyedVectors (too large)"}
+                return {"t": "kv", "keys": [str(k) for k in x.index_to_key], "k": self.array(x.vectors)}
+        if isinstance(x, tuple) and hasattr(type(x), "_fields"):
+            return {"t": "object", "type": type(x).__name__,
+                    "fields": [[str(f), self(getattr(x, f), depth + 1)] for f in type(x)._fields],
+                    "items": [self(v, depth + 1) for v in x]}
+        if _dataclasses.is_dataclass(x) and not isinstance(x, type):
+            return {"t": "object", "type": type(x).__name__,
+                    "fields": [[f.name, self(getattr(x, f.name), depth + 1)] for f in _dataclasses.fields(x)]}
+        if callable(x):
+            return {"t": "callable", "type": type(x).__name__, "name": str(getattr(x, "__name__", ""))[:200]}
+        fields = getattr(x, "__dict__", None)
+        if isinstance(fields, dict) and not isinstance(x, type):
+            return {"t": "object", "type": type(x).__name__,
+                    "fields": [[str(k), self(v, depth + 1)] for k, v in list(fields.items())[:200]
+                               if isinstance(k, str) and not k.startswith("_")]}
+        return {"t": "unsupported", "type": type(x).__name__}
+
+
+def _describe_axes(ax):
+    """What a student drew on an Axes, as plain data (bars, lines, points, labels)."""
+    np = _np()
+    from matplotlib.patches import Rectangle
+    enc = []
+    for p in ax.patches:
+        if isinstance(p, Rectangle):
+            enc.append([float(p.get_x()), float(p.get_y()), float(p.get_width()), float(p.get_height())])
+    lines = [[np.asarray(line.get_xdata(), dtype=float).tolist(), np.asarray(line.get_ydata(), dtype=float).tolist()]
+             for line in ax.lines]
+    points = []
+    for c in ax.collections:
+        try:
+            points.append(np.asarray(c.get_offsets(), dtype=float).tolist())
+        except (TypeError, ValueError):
+            continue
+    legend = ax.get_legend()
+    return {"rectangles": enc, "lines": lines, "points": points, "xlabel": str(ax.get_xlabel())[:MAX_TEXT],
+            "ylabel": str(ax.get_ylabel())[:MAX_TEXT], "title": str(ax.get_title())[:MAX_TEXT],
+            "legend": [str(t.get_text())[:MAX_TEXT] for t in legend.get_texts()] if legend is not None else None}
+
+
+def _exception(exc):
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a student's exception whose __str__ fails
+        text = "(its message could not be read)"
+    return {"type": type(exc).__name__[:200], "mro": [c.__name__[:200] for c in type(exc).__mro__][:50],
+            "message": text[:MAX_TEXT]}
+
+
+def _serve(req):
+    op, name = req["op"], req["name"]
+    if op == "get":
+        if name not in user_ns:  # noqa: F821 - defined by the judge
+            return {"missing": True}
+        value = user_ns[name]  # noqa: F821
+        if callable(value):
+            return {"callable": True}
+        enc = _Encoder()
+        return {"value": enc(value), "arrays": enc.arrays}
+    dec = _Decoder(req.get("arrays", {}))
+    args = [dec(a) for a in req["args"]]
+    kwargs = {k: dec(v) for k, v in req["kwargs"]}
+    answer = {}
+    try:
+        func = user_ns[name]  # noqa: F821
+    except KeyError:
+        return {"raised": {"type": "NameError", "mro": ["NameError", "Exception", "BaseException", "object"],
+                           "message": f"name '{name}' is not defined"}}
+    sink = _io.StringIO()
+    try:
+        with _warnings.catch_warnings(), _contextlib.redirect_stdout(sink), _contextlib.redirect_stderr(sink):
+            _warnings.simplefilter("ignore")
+            result = func(*args, **kwargs)
+    except BaseException as exc:  # noqa: BLE001 - everything the student's code raises is data
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        answer["raised"] = _exception(exc)
+        result = None
+    enc = _Encoder(dec.axes)
+    if "raised" not in answer:
+        answer["value"] = enc(result)
+    if req.get("args_after"):
+        answer["args_after"] = [enc(a) for a in args]
+    answer["axes"] = [_describe_axes(ax) for ax, _ in dec.axes]
+    if dec.axes:
+        import matplotlib.pyplot as plt
+        plt.close("all")
+    answer["arrays"] = enc.arrays
+    return answer
+
+
+def serve(request):
+    """Answer one request of the judge (a JSON string) with a JSON string."""
+    try:
+        answer = _serve(_json.loads(request))
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - the judge reads what went wrong
+        answer = {"failed": _exception(exc)}
+    return _json.dumps(answer)

@@ -1,0 +1,111 @@
+"""Hidden tests of 01_cosine: judged in the grader's process, never released (helpers/judge.py).
+
+Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
+is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
+``seed`` this submission's seed. Expected values are computed here, with the reference.
+"""
+
+import numpy as np
+from helpers.embeddings import load_default, lookup
+from helpers.wordsets import weat_test
+
+from helpers.judge import checks as _chk
+
+
+#: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
+REFERENCES = {'statistics': ['cosine', 'cosine_matrix', 'unit_rows']}
+
+def cosine_tests(nb, seed):
+    """Hidden tests of the cell `cosine_tests`."""
+    cosine = nb.cosine
+    from helpers import statistics as _reference
+    _rng = np.random.default_rng([seed, 1701])
+    with _chk.quiet():
+        _chk.check_own_work(cosine, "cosine", "cosine_matrix", "unit_rows", what="cosine",
+                            run=lambda: cosine(_rng.normal(size=5), _rng.normal(size=5)))
+        for _ in range(5):
+            _u, _v = _rng.normal(size=(2, 50))
+            _chk.check_close(cosine(_u, _v), _reference.cosine(_u, _v), "cosine of two random 50-d vectors")
+            _chk.check_close(cosine(4.5 * _u, 0.2 * _v), _reference.cosine(_u, _v),
+                        "cosine of rescaled vectors (it must not depend on the lengths)")
+            _chk.check_close(cosine(_u, -2.0 * _u), -1.0, "cosine of a vector and a negative multiple of it")
+        _kv = load_default()
+        for _a, _b in [("einstein", "shakespeare"), ("flower", "insect"), ("caress", "vomit")]:
+            _x, _y = _kv[_a], _kv[_b]  # float32 vectors straight from the embedding
+            _chk.check_close(cosine(_x, _y), _reference.cosine(_x, _y), "cosine of two float32 word vectors", rtol=1e-5)
+            _chk.check_close(cosine(list(_x), list(_y)), _reference.cosine(_x, _y), "cosine of two word vectors given as lists", rtol=1e-5)
+        _chk.check_type(cosine(_rng.normal(size=7), _rng.normal(size=7)), float, "cosine of two float64 arrays")
+        _chk.check_raises(lambda: cosine(_rng.normal(size=50), np.zeros(50)), ValueError,
+                     "cosine with an all-zero second vector should raise ValueError")
+        _chk.check_raises(lambda: cosine(np.zeros(50), _rng.normal(size=50)), ValueError,
+                     "cosine with an all-zero first vector should raise ValueError")
+        _chk.check_raises(lambda: cosine(_rng.normal(size=50), _rng.normal(size=49)), ValueError,
+                     "cosine of vectors of lengths 50 and 49 should raise ValueError")
+        _chk.check_raises(lambda: cosine([2.0], _rng.normal(size=5)), ValueError,
+                     "cosine of vectors of lengths 1 and 5 should raise ValueError (no broadcasting)")
+        _chk.check_unchanged(cosine, _rng.normal(size=50), _rng.normal(size=50), what="cosine(u, v) of two float64 arrays")
+
+
+def unit_rows_tests(nb, seed):
+    """Hidden tests of the cell `unit_rows_tests`."""
+    unit_rows = nb.unit_rows
+    from helpers import statistics as _reference
+    _rng = np.random.default_rng([seed, 2017])
+    with _chk.quiet():
+        _chk.check_own_work(unit_rows, "unit_rows", "cosine_matrix", "cosine", what="unit_rows",
+                            run=lambda: unit_rows(_rng.normal(size=(3, 5))))
+        _X = _rng.normal(size=(7, 50)) * _rng.uniform(0.1, 10.0, size=(7, 1))
+        _R = _chk.check_unchanged(unit_rows, _X, what="unit_rows of a 7 x 50 matrix")
+        _chk.check_type(_R, np.ndarray, "unit_rows of a 7 x 50 matrix")
+        _chk.check_shape(_R, (7, 50), "unit_rows of a 7 x 50 matrix")
+        _chk.check_close(_R, _reference.unit_rows(_X), "unit_rows of a 7 x 50 matrix")
+        _chk.check_close(np.linalg.norm(_R, axis=1), np.ones(7), "the row lengths of unit_rows(M)")
+        _W = load_default().vectors[1000:1012]  # float32, read-only memory map
+        _chk.check_shape(unit_rows(_W), (12, 50), "unit_rows of 12 float32 word vectors")
+        _chk.check_close(unit_rows(_W), _reference.unit_rows(_W), "unit_rows of 12 float32 word vectors", rtol=1e-5)
+        _one = _rng.normal(size=(1, 3))
+        _chk.check_close(unit_rows(_one), _reference.unit_rows(_one), "unit_rows of a 1 x 3 matrix")
+        _Z = _rng.normal(size=(5, 4))
+        _Z[3] = 0.0
+        _chk.check_raises(lambda: unit_rows(_Z), ValueError, "unit_rows of a 5 x 4 matrix whose fourth row is zero should raise ValueError")
+
+
+def cosine_matrix_tests(nb, seed):
+    """Hidden tests of the cell `cosine_matrix_tests`."""
+    cosine_matrix = nb.cosine_matrix
+    from helpers import statistics as _reference
+    _rng = np.random.default_rng([seed, 183])
+    with _chk.quiet():
+        _chk.check_own_work(cosine_matrix, "cosine_matrix", "cosine", "unit_rows", what="cosine_matrix",
+                            run=lambda: cosine_matrix(_rng.normal(size=(3, 5)), _rng.normal(size=(2, 5))))
+        _A, _B = _rng.normal(size=(6, 50)), _rng.normal(size=(9, 50)) * 3.0
+        _C = cosine_matrix(_A, _B)
+        _chk.check_type(_C, np.ndarray, "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
+        _chk.check_shape(_C, (6, 9), "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
+        _chk.check_close(_C, _reference.cosine_matrix(_A, _B), "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
+        _chk.check_close(np.diag(cosine_matrix(_A, _A)), np.ones(6), "the diagonal of cosine_matrix(U, U)")
+        _kv = load_default()
+        _spec = weat_test(1)
+        _F = lookup(_kv, _spec.target_x.words).vectors
+        _P = lookup(_kv, _spec.attribute_a.words).vectors
+        _chk.check_close(cosine_matrix(_F, _P), _reference.cosine_matrix(_F, _P), "cosine_matrix of flowers and pleasant words")
+        _w32 = _kv.vectors[[5, 50, 500]]
+        _chk.check_close(cosine_matrix(_w32, _w32[:2]), _reference.cosine_matrix(_w32, _w32[:2]),
+                    "cosine_matrix of float32 word vectors", rtol=1e-5)
+        _chk.check_shape(cosine_matrix(_A[:1], _B), (1, 9), "cosine_matrix of a 1 x 50 and a 9 x 50 matrix")
+        _Z = _rng.normal(size=(4, 50))
+        _Z[2] = 0.0
+        _chk.check_raises(lambda: cosine_matrix(_A, _Z), ValueError, "cosine_matrix with a zero row in V should raise ValueError")
+        _chk.check_raises(lambda: cosine_matrix(_Z, _A), ValueError, "cosine_matrix with a zero row in U should raise ValueError")
+        _chk.check_raises(lambda: cosine_matrix(_A, _B[:, :49]), ValueError,
+                     "cosine_matrix of a (6, 50) and a (9, 49) matrix should raise ValueError")
+        _chk.check_unchanged(cosine_matrix, _rng.normal(size=(4, 50)), _rng.normal(size=(3, 50)),
+                             what="cosine_matrix(U, V) of two float64 matrices (directly or through your unit_rows)")
+
+
+def cosine_matrix_vectorised_tests(nb, seed):
+    """Hidden tests of the cell `cosine_matrix_vectorised_tests`."""
+    cosine_matrix = nb.cosine_matrix
+    # cosine_matrix and every function of this notebook it uses, also loops in disguise (np.vectorize, map, ...)
+    _chk.check_vectorised(cosine_matrix, hint="Write unit_rows(M) as M / np.linalg.norm(M, axis=1, keepdims=True) "
+                          "and cosine_matrix(U, V) as unit_rows(U) @ unit_rows(V).T.")

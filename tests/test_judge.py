@@ -1,0 +1,382 @@
+"""helpers.judge: the plain-data protocol, the rules that read code, the package without references.
+
+The end-to-end behaviour (hidden tests judged through the real autograde, every mutant losing exactly its
+cells, attacks earning nothing) is tested in test_notebooks.py and test_adversarial.py; here each part is
+tested on its own, against hand-made values, and the kernel side against a real kernel.
+"""
+from __future__ import annotations
+
+import ast
+import base64
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import judge
+from helpers.judge import JudgeError, NotebookProxy, Record, Remote, _Channel, _Decoder, _Encoder
+
+# ---------------------------------------------------------------------------------------------------
+# The format, both ways, without a kernel: the runtime's code run in this process on a fake namespace
+# ---------------------------------------------------------------------------------------------------
+
+
+def _runtime(user_ns: dict):
+    ns = {"__name__": "__weat_judge__", "user_ns": user_ns}
+    exec(judge.RUNTIME, ns)  # noqa: S102 - the course's own file
+    return ns["serve"]
+
+
+def _call(serve, name, *args, args_after=False, **kwargs):
+    enc = _Encoder()
+    payload = {"op": "call", "name": name, "args": [enc(a) for a in args],
+               "kwargs": [[k, enc(v)] for k, v in kwargs.items()], "args_after": args_after, "arrays": enc.arrays}
+    answer = json.loads(serve(json.dumps(payload)))
+    return answer, _Decoder(answer.get("arrays", {}), enc.axes)
+
+
+def test_values_keep_their_type_and_content():
+    seen = {}
+
+    def echo(*args):
+        seen["args"] = args
+        return args
+
+    serve = _runtime({"echo": echo})
+    values = [None, True, 3, 2.5, float("nan"), "ß", [1, 2], (1.5, "a"), {"k": [1]}, {1, 2},
+              np.float32(0.25), np.int64(7), np.arange(6.0).reshape(2, 3), np.array(["a", "bc"]),
+              np.zeros((0, 3), dtype=np.float32)]
+    answer, dec = _call(serve, "echo", *values)
+    back = dec(answer["value"])
+    assert isinstance(back, tuple) and len(back) == len(values)
+    for sent, got, kernel in zip(values, back, seen["args"]):
+        assert type(got) is type(sent), (sent, got)
+        assert type(kernel) is type(sent), (sent, kernel)
+        if isinstance(sent, np.ndarray):
+            assert got.dtype == sent.dtype and got.shape == sent.shape and np.array_equal(got, sent)
+        elif isinstance(sent, float) and np.isnan(sent):
+            assert np.isnan(got)
+        else:
+            assert got == sent
+
+
+def test_an_array_passed_twice_is_one_array_in_the_kernel_and_read_only_stays_read_only():
+    seen = {}
+
+    def f(a, b):
+        seen["same"] = a is b
+        seen["writeable"] = a.flags.writeable
+        return 0
+
+    x = np.arange(3.0)
+    x.flags.writeable = False
+    _call(_runtime({"f": f}), "f", x, x)
+    assert seen == {"same": True, "writeable": False}
+
+
+def test_the_grader_arrays_never_change_and_args_after_report_in_place_changes():
+    def scale(a):
+        a /= 2.0
+        return a
+
+    x = np.array([2.0, 4.0])
+    answer, dec = _call(_runtime({"scale": scale}), "scale", x, args_after=True)
+    assert np.array_equal(x, [2.0, 4.0])            # the grader's copy
+    assert np.array_equal(dec(answer["args_after"][0]), [1.0, 2.0])   # what the function left
+
+
+def test_exceptions_come_back_by_class_name_and_message():
+    class MyError(ValueError):
+        pass
+
+    def bad(kind):
+        if kind == 1:
+            raise MyError("not like this")
+        if kind == 2:
+            raise KeyError("missing")
+        raise SystemExit(3)
+
+    serve = _runtime({"bad": bad})
+    for kind, cls, base in [(1, "MyError", ValueError), (2, "KeyError", KeyError), (3, "SystemExit", Exception)]:
+        answer, _ = _call(serve, "bad", kind)
+        exc = judge._student_exception(answer["raised"])
+        assert type(exc).__name__ == cls and isinstance(exc, base)
+    answer, _ = _call(serve, "bad", 1)
+    exc = judge._student_exception(answer["raised"])
+    assert str(exc) == "not like this" and isinstance(exc, ValueError)
+    with pytest.raises(ValueError, match="not like this"):
+        raise exc
+
+
+def test_objects_become_records_and_functions_opaque():
+    from collections import namedtuple
+    from dataclasses import dataclass
+
+    Pair = namedtuple("Pair", "low high")
+
+    @dataclass
+    class Result:
+        effect_size: float
+        scores: np.ndarray
+
+    serve = _runtime({"f": lambda: (Pair(1.0, 2.0), Result(0.5, np.ones(2)), len, object())})
+    answer, dec = _call(serve, "f")
+    pair, result, func, other = dec(answer["value"])
+    assert isinstance(pair, Record) and tuple(pair) == (1.0, 2.0) and pair.high == 2.0
+    assert result.effect_size == 0.5 and np.array_equal(result.scores, np.ones(2))
+    assert isinstance(func, judge.Opaque) and isinstance(other, (judge.Opaque, Record))
+
+
+def test_object_arrays_are_never_loaded():
+    serve = _runtime({"f": lambda: np.array([{"a": 1}], dtype=object)})
+    answer, dec = _call(serve, "f")
+    assert isinstance(dec(answer["value"]), judge.Opaque)
+    # a forged answer with a pickled object array is refused, not unpickled
+    buf = io.BytesIO()
+    np.save(buf, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    forged = _Decoder({"a0": base64.b64encode(buf.getvalue()).decode()})
+    with pytest.raises(JudgeError):
+        forged({"t": "array", "k": "a0"})
+
+
+@pytest.mark.parametrize("node", [
+    {"t": "int", "v": "3"}, {"t": "float", "v": "x"}, {"t": "list", "v": {}}, {"t": "array", "k": "nope"},
+    {"t": "dict", "v": [[{"t": "list", "v": []}, {"t": "none"}]]}, {"t": "eval", "v": "1"}, [], "str",
+    {"t": "object", "fields": [[1, {"t": "none"}]]}, {"t": "axes", "i": 0},
+])
+def test_malformed_answers_are_refused(node):
+    with pytest.raises(JudgeError):
+        _Decoder({})(node)
+
+
+def test_generators_embeddings_and_references_are_sent_as_markers():
+    from helpers.embeddings import load_default
+
+    seen = {}
+
+    def f(rng, kv, g):
+        seen["draw"] = rng.random()
+        seen["default"] = kv is load_default()
+        seen["g"] = g
+        return 0
+
+    rng = np.random.default_rng(5)
+    expected = np.random.default_rng(5).random()
+    _call(_runtime({"f": f, "other": len}), "f", rng, load_default(), Remote(None, "other"))
+    assert seen["draw"] == expected and seen["default"] and seen["g"] is len
+    assert rng.random() == expected  # the grader's Generator did not advance
+
+
+def test_a_grader_function_cannot_be_sent():
+    with pytest.raises(TypeError, match="cannot be sent"):
+        _Encoder()(lambda: 0)
+
+
+def test_axes_drawn_in_the_kernel_are_replayed_on_the_grader_axes():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def draw(values, ax):
+        ax.hist(values, bins=2)
+        ax.axvline(1.5)
+        ax.set_xlabel("statistic")
+        return ax
+
+    fig, ax = plt.subplots()
+    try:
+        answer, dec = _call(_runtime({"draw": draw}), "draw", [0.0, 1.0, 3.0], ax)
+        for a, d in zip(dec.axes, answer["axes"]):
+            judge._replay_axes(a, d)
+        assert dec(answer["value"]) is ax
+        assert sorted(p.get_height() for p in ax.patches) == [1.0, 2.0]
+        assert [list(line.get_xdata()) for line in ax.lines] == [[1.5, 1.5]]
+        assert ax.get_xlabel() == "statistic"
+    finally:
+        plt.close("all")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Rules that read the notebook's code
+# ---------------------------------------------------------------------------------------------------
+
+def _with_cells(*sources):
+    return judge._current.set(list(sources))
+
+
+LOOPY = '''
+import numpy as np
+def helper(M):
+    return np.array([row / np.linalg.norm(row) for row in M])
+def cosine_matrix(U, V):
+    return helper(U) @ helper(V).T
+'''
+DISGUISED = '''
+import numpy as np
+def cosine_matrix(U, V):
+    f = np.vectorize(lambda a: a)
+    return f(U) @ V.T
+'''
+CLEAN = '''
+import numpy as np
+def unit_rows(M):
+    return M / np.linalg.norm(M, axis=1, keepdims=True)
+def cosine_matrix(U, V):
+    return unit_rows(U) @ unit_rows(V).T
+'''
+
+
+@pytest.mark.parametrize("source, follow, fails", [
+    (CLEAN, True, False), (LOOPY, False, False), (LOOPY, True, True), (DISGUISED, True, True),
+    ("def cosine_matrix(U, V):\n    for u in U:\n        pass\n", False, True),
+    ("def cosine_matrix(U, V):\n    return 0\ncosine_matrix = lambda U, V: [u for u in U]\n", False, True),
+    ("x = 1\n", False, True),
+])
+def test_check_vectorised_reads_the_source(source, follow, fails):
+    token = _with_cells("%matplotlib inline\nimport numpy as np", source)
+    try:
+        if fails:
+            with pytest.raises(AssertionError):
+                judge.check_vectorised(Remote(None, "cosine_matrix"), follow=follow)
+        else:
+            judge.check_vectorised(Remote(None, "cosine_matrix"), follow=follow)
+    finally:
+        judge._current.reset(token)
+
+
+@pytest.mark.parametrize("source, fails", [
+    ("from helpers.statistics import cosine as c\ndef cosine(u, v):\n    return c(u, v)\n", True),
+    ("import helpers.statistics as st\ndef cosine(u, v):\n    return st.cosine(u, v)\n", True),
+    ("import helpers\ndef cosine(u, v, _f=helpers.statistics.cosine):\n    return _f(u, v)\n", True),
+    ("def cosine(u, v):\n    from helpers import statistics\n    return statistics.cosine(u, v)\n", True),
+    ("from helpers import statistics\ndef _mine(u, v):\n    return statistics.cosine(u, v)\n"
+     "def cosine(u, v):\n    return _mine(u, v)\n", True),
+    ("import numpy as np\nfrom helpers.statistics import cosine_matrix\n"
+     "def cosine(u, v):\n    return float(np.dot(u, v))\n", False),
+])
+def test_own_work_rule_reads_the_function_and_what_it_calls(source, fails):
+    token = _with_cells(source)
+    try:
+        if fails:
+            with pytest.raises(AssertionError, match="reference implementation"):
+                judge.own_work_rule("cosine", ["cosine"], "`cosine`")
+        else:
+            judge.own_work_rule("cosine", ["cosine"], "`cosine`")
+    finally:
+        judge._current.reset(token)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The package without references; the seed
+# ---------------------------------------------------------------------------------------------------
+
+def test_stripped_package_raises_for_references_only(tmp_path):
+    import subprocess
+    import sys
+
+    copy = judge.stripped_package({"statistics": ["cosine"]}, tmp_path)
+    # imported as the kernel does without the sandbox (the copy first on PYTHONPATH; the sandbox binds it
+    # over the package's folder instead, tests/test_adversarial.py)
+    probe = ("import helpers.statistics as s, numpy as np\n"
+             "print(s.__file__)\n"
+             "print(s.cosine_matrix(np.eye(2), np.eye(2)).tolist())\n"
+             "try:\n    s.cosine([1.0, 0.0], [1.0, 1.0])\nexcept RuntimeError as e:\n    print('raised', e)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
+                         env={**__import__("os").environ, "PYTHONPATH": str(copy.parent)}).stdout.splitlines()
+    assert out[0].startswith(str(copy)), out
+    assert out[1] == "[[1.0, 0.0], [0.0, 1.0]]"
+    assert out[2].startswith("raised helpers.statistics.cosine is not available while your work is graded"), out
+    with pytest.raises(ValueError, match="no function"):
+        judge.stripped_package({"statistics": ["no_such_function"]}, tmp_path)
+    assert judge.stripped_package({"statistics": ["cosine"]}, tmp_path) == copy  # made once, then reused
+
+
+def test_submission_seeds_differ_by_student_and_secret():
+    seeds = {judge.submission_seed(s, "01_cosine", st) for s in ("a", "b") for st in ("alice", "bob")}
+    assert len(seeds) == 4
+    assert judge.submission_seed("a", "01_cosine", "alice") == judge.submission_seed("a", "01_cosine", "alice")
+
+
+def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
+    import nbgrader_tools as nbt
+
+    for a in nbt.discover_assignments():
+        module = judge.load_cases(nbt.HIDDEN_DIR / f"{a}.py")
+        graded = set()
+        for name in nbt.notebook_names(a):
+            nb = nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{name}.ipynb")
+            for cell in nb.cells:
+                meta = nbt.nbgrader_meta(cell)
+                if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
+                    graded.add(meta["grade_id"])
+                    assert "### BEGIN HIDDEN TESTS" not in cell.source, f"{a}: {meta['grade_id']} still has hidden tests"
+        cases = {n for n, f in vars(module).items() if callable(f) and n.endswith("tests") and not n.startswith("_")}
+        assert graded == cases, f"{a}: graded cells without hidden tests {graded - cases}, hidden tests of no cell {cases - graded}"
+        refs = getattr(module, "REFERENCES", {})
+        judge.stripped_package(refs, Path(__import__("tempfile").mkdtemp()))  # every name exists
+
+
+# ---------------------------------------------------------------------------------------------------
+# Against a real kernel
+# ---------------------------------------------------------------------------------------------------
+
+class _Executor:
+    """What the judge needs of nbgrader's executor: a kernel client and manager."""
+
+    def __init__(self, km, kc):
+        self.km, self.kc = km, kc
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    kc.execute_interactive("import numpy as np\n"
+                           "def cosine(u, v):\n    return float(np.dot(u, v) / np.sqrt(np.dot(u, u) * np.dot(v, v)))\n"
+                           "def slow():\n    import time\n    while True:\n        time.sleep(0.05)\n"
+                           "x = np.arange(3.0)\n", timeout=60)
+    yield _Executor(km, kc)
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def test_remote_calls_against_a_real_kernel(kernel):
+    nb = NotebookProxy(_Channel(kernel, timeout=30))
+    assert nb.cosine([1.0, 0.0], [1.0, 1.0]) == pytest.approx(2 ** -0.5)
+    assert np.array_equal(nb.x, np.arange(3.0))
+    assert isinstance(nb.not_defined, judge.Missing)
+    with pytest.raises(NameError):
+        Remote(_Channel(kernel, 30), "nothing")()
+
+
+def test_a_call_that_never_returns_is_interrupted(kernel):
+    nb = NotebookProxy(_Channel(kernel, timeout=1))
+    with pytest.raises(judge.KernelStuck):
+        nb.slow()
+    # the kernel still answers afterwards
+    assert NotebookProxy(_Channel(kernel, timeout=30)).cosine([1.0], [2.0]) == 1.0
+
+
+def test_a_deleted_runtime_is_defined_again(kernel):
+    kernel.kc.execute_interactive("del __weat_judge__", timeout=30)
+    assert NotebookProxy(_Channel(kernel, timeout=30)).cosine([1.0], [2.0]) == 1.0
+
+
+def test_a_forged_answer_is_only_a_value(kernel):
+    """A notebook that replaces the runtime can answer what it likes: a value, judged like any other."""
+    kernel.kc.execute_interactive(
+        "import json\n__weat_judge__ = lambda request: json.dumps({'value': {'t': 'float', 'v': 42.0}, 'arrays': {}})",
+        timeout=30)
+    try:
+        assert Remote(_Channel(kernel, timeout=30), "cosine")([1.0], [2.0]) == 42.0
+        # a forged "what is cosine?" answer makes it a number, which is not a function
+        assert NotebookProxy(_Channel(kernel, timeout=30)).cosine == 42.0
+        kernel.kc.execute_interactive("__weat_judge__ = lambda request: 'not json'", timeout=30)
+        with pytest.raises(JudgeError):
+            Remote(_Channel(kernel, timeout=30), "cosine")([1.0], [2.0])
+    finally:
+        kernel.kc.execute_interactive("del __weat_judge__", timeout=30)
+
