@@ -38,7 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["EDITIONS", "build_site", "execute_notebooks", "stale_executed", "self_study_notebook",
+__all__ = ["EDITIONS", "build_site", "execute_notebooks", "stale_executed", "self_study_notebook", "merge_streams",
            "class_notebook", "strip_region", "describe_figure", "install_alt_text_hook", "mathjax_dir",
            "SiteError"]
 
@@ -169,6 +169,35 @@ def class_notebook(nb):
             cell.source = strip_region(strip_region(cell.source, BEGIN_HIDDEN, END_HIDDEN),
                                        BEGIN_SOLUTION, END_SOLUTION)
     return nb
+
+
+def merge_streams(outputs: list) -> list:
+    """The outputs with consecutive stream outputs of the same stream (stdout, stderr) joined into one.
+
+    How a kernel splits printed text into messages depends on timing; joined, the stored
+    notebook is the same from run to run (``pytest --nbval`` joins them the same way to compare).
+
+    Parameters
+    ----------
+    outputs : list of nbformat output nodes
+
+    Returns
+    -------
+    list
+        New list; the stream outputs in it are new nodes with ``text`` as one string.
+    """
+    import nbformat
+
+    merged = []
+    for output in outputs:
+        if output.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream" \
+                and merged[-1].get("name") == output.get("name"):
+            merged[-1]["text"] += output["text"]
+        elif output.get("output_type") == "stream":
+            merged.append(nbformat.v4.new_output("stream", name=output["name"], text="".join(output["text"])))
+        else:
+            merged.append(output)
+    return merged
 
 
 def _read(path):
@@ -430,7 +459,7 @@ def execute_notebooks(root: str | os.PathLike = ".", assignments: list[str] | No
             raise SiteError(f"{name}: the figure-description hook printed {hook.outputs!r}")
         for cell, done in zip(nb.cells, run.cells):
             if cell.cell_type == "code":
-                cell.outputs = done.outputs
+                cell.outputs = merge_streams(done.outputs)
                 cell.execution_count = done.execution_count - 1 if done.execution_count else None
                 for output in cell.outputs:
                     if "execution_count" in output and output.execution_count:

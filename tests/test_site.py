@@ -218,7 +218,8 @@ def test_executed_notebook_is_complete_and_clean(assignment):  # one per assignm
     text = nbformat.writes(nb)
     for marker in nbt.MARKERS:
         assert marker not in text
-    secret = nbt.hidden_and_solution_lines(nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{assignment}.ipynb"))
+    secret = nbt.hidden_and_solution_lines(nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{assignment}.ipynb"),
+                                           assignment)
     hidden = secret["hidden"] - secret["solution"]  # a line of the worked solution that a hidden test repeats is shown
     sources = {ln.strip() for c in code for ln in c.source.split("\n")}
     assert not hidden & sources, f"hidden-test lines in executed/{assignment}.ipynb: {sorted(hidden & sources)[:3]}"
@@ -424,7 +425,7 @@ def _secret_lines() -> dict[str, set]:
             released.update(ln.strip() for ln in c.source.split("\n"))
     secret: dict[str, set] = {"solution": set(), "hidden": set()}
     for a in ASSIGNMENTS:
-        for kind, lines in nbt.hidden_and_solution_lines(nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb")).items():
+        for kind, lines in nbt.hidden_and_solution_lines(nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb"), a).items():
             secret[kind] |= {ln for ln in lines if ln not in released}
     return secret
 
