@@ -950,7 +950,9 @@ def setup(app):
     * ``course-answer``: a directive whose content (a model answer) is folded in a ``<details>``
       element under "Show the model answer";
     * the text alternatives of the notebooks' figures (config ``course_alt_texts``, by image hash)
-      are set on their images; an image left without one is a warning.
+      are set on their images; an image left without one is a warning;
+    * MathJax is loaded on every page (the navigation's chapter titles hold maths), not only on
+      pages whose own text does.
     """
     from docutils import nodes
     from docutils.parsers.rst import Directive
@@ -977,6 +979,8 @@ def setup(app):
                 logging.getLogger(__name__).warning(f"image without a text alternative: {image['uri']}",
                                                     location=image)
 
+    # MathJax on every page: the navigation shows the chapter titles, some of which hold maths
+    app.set_html_assets_policy("always")
     app.add_config_value("course_alt_texts", {}, "env")
     app.add_directive("course-answer", AnswerDirective)
     app.connect("doctree-read", set_alt_texts)

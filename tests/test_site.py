@@ -592,11 +592,11 @@ def _context(browser, root: Path, **kw):
 
 CHECK_PAGE = r"""() => {
   const article = document.querySelector('article') || document.body;
-  const clone = article.cloneNode(true);
+  const clone = document.body.cloneNode(true);  // the whole page: the navigation's titles hold maths too
   clone.querySelectorAll('pre, code, script, style, mjx-container, .highlight, .cell_output').forEach(e => e.remove());
   const prose = clone.textContent;
   const raw = (prose.match(/\$[^$\s][^$]*\$|\\\(|\\\[/g) || []);
-  const math = [...article.querySelectorAll('.math')];
+  const math = [...document.querySelectorAll('.math')];
   const untypeset = math.filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 60));
   const imgs = [...document.querySelectorAll('img')];
   return {title: document.title, text: article.innerText.length, raw: raw.slice(0, 5), math: math.length,
@@ -614,7 +614,11 @@ def _open(page, path: Path) -> dict:
     page.wait_for_function("() => [...document.querySelectorAll('img')].every(i => i.complete)")
     if page.evaluate("() => !!document.querySelector('.math')"):
         # MathJax (the site's own) has loaded and finished typesetting: its startup promise resolved
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        try:
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                   timeout=PAGE_TIMEOUT_MS // 3)
+        except Exception as exc:  # noqa: BLE001 - Playwright's TimeoutError
+            raise AssertionError(f"{path.name} has maths but MathJax did not start (is it loaded on this page?)") from exc
         page.evaluate("() => MathJax.startup.promise.then(() => true)")
     return page.evaluate(CHECK_PAGE)
 
