@@ -674,16 +674,30 @@ def _table1_page(fig_dir: Path) -> str:
     n_resamples, seed = 100_000, 0
     doc = replicate(n_resamples=n_resamples, seed=seed, out=str(fig_dir), progress=False)
     specs = {t.id: t for t in weat_tests()}
-    rows = ["| # | targets | attributes | original study | its d | paper d | our d | paper P | our p | words per target set |",
-            "|---:|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| # | targets; attributes | original d | paper d | our d | paper P | our p |",
+            "|---:|---|---:|---:|---:|---:|---:|"]
+    studies: dict[str, list[int]] = {}
     for w in doc["weat"]:
         t = specs[w["id"]]
-        study = t.original["reference"].split("),")[0] + ")"
+        studies.setdefault(t.original["reference"].split("),")[0] + ")", []).append(w["id"])
         original_d = "n/a" if t.original["d"] is None else f"{t.original['d']:.2f}"
-        rows.append(f"| {w['id']} | {w['target_x']} vs. {w['target_y']} | {w['attribute_a']} vs. {w['attribute_b']} | "
-                    f"{study} | {original_d} | {w['paper_effect_size']:.2f} | {w['effect_size']:.2f} | "
-                    f"{_fmt_p(w['paper_pvalue'])} | {_fmt_p(w['pvalue'])} ({w['p_method']}) | {w['n_target']} |")
-    notes = sorted({t.original.get("p_note", "") for t in specs.values() if t.original["d"] is None} - {""})
+        rows.append(f"| {w['id']} | {w['target_x']} vs. {w['target_y']}; {w['attribute_a']} vs. {w['attribute_b']} | "
+                    f"{original_d} | {w['paper_effect_size']:.2f} | {w['effect_size']:.2f} | "
+                    f"{_fmt_p(w['paper_pvalue'])} | {_fmt_p(w['pvalue'])} |")
+    by_method = {m: [w["id"] for w in doc["weat"] if w["p_method"] == m] for m in ("sampled", "exact")}
+    def rows_of(ids):
+        return ("row " if len(ids) == 1 else "rows ") + ", ".join(map(str, ids))
+
+    notes = ["Original d: the study the paper compares with, "
+             + "; ".join(f"{study} for {rows_of(ids)}" for study, ids in studies.items()) + "."]
+    missing: dict[str, list[int]] = {}
+    for t in specs.values():
+        if t.original["d"] is None:
+            missing.setdefault(t.original.get("p_note", "no d reported").removeprefix("not applicable: "), []).append(t.id)
+    notes += [f"n/a ({rows_of(ids)}): {why}." for why, ids in missing.items()]
+    notes.append("Our p: " + "; ".join(
+        f"{'counted over ' + format(n_resamples, ',') + ' random splits' if m == 'sampled' else 'exact, over all splits'} "
+        f"for {rows_of(ids)}" for m, ids in by_method.items() if ids) + ".")
     wefat = ["| data set | words | paper r | our r | our p |", "|---|---:|---:|---:|---:|"]
     for key, v in doc["wefat"].items():
         wefat.append(f"| {key} | {v['n']} | {v['paper_pearson_r']:.2f} | {v['pearson_r']:.2f} | {v['pvalue']:.1e} |")
@@ -702,8 +716,10 @@ def _table1_page(fig_dir: Path) -> str:
                         "female (1990 census, horizontal) against the name's association with female terms "
                         f"(vertical); Pearson r = {names['pearson_r']:.2f} here, {names['paper_pearson_r']:.2f} in "
                         "the paper."),
-        "weat1_null": ("Histogram of the permutation null distribution of the WEAT 1 statistic (flowers vs. insects, "
-                       "pleasant vs. unpleasant), with the observed statistic marked far in its right tail."),
+        "weat1_null": ("Histogram of the WEAT 1 statistic (flowers vs. insects, pleasant vs. unpleasant) over "
+                       + (f"{n_resamples:,} random splits" if doc["weat"][0]["p_method"] == "sampled" else "all splits")
+                       + " of the target words, the permutation null distribution, with the observed statistic "
+                       f"marked by a vertical line (one-sided p = {_fmt_p(doc['weat'][0]['pvalue'])})."),
     }
     captions = {
         "table1_forest": "Table 1 as a forest plot (notebooks 06 and 09).",
@@ -724,7 +740,7 @@ def _table1_page(fig_dir: Path) -> str:
         f"On this embedding {significant} of the {len(ds)} WEATs come out in the paper's direction and significant "
         f"at p < 0.05, with effect sizes from {min(ds):.2f} to {max(ds):.2f}.", "",
         "## Table 1: WEAT effect sizes and one-sided p-values", "", *rows, "",
-        *(f"n/a: {note}." for note in notes), "",
+        *(x for note in notes for x in (note, "")),
         "## WEFAT: Pearson correlation of the association with female terms and the real-world share", "",
         *wefat, "", "## Figures", "", *figures])
 
