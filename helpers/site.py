@@ -888,6 +888,7 @@ def build_site(root: str | os.PathLike = ".", out: str | os.PathLike = "site", *
     if out.exists() and any(out.iterdir()):
         if not force:
             raise SiteError(f"{out} exists; choose a new folder or pass --force to replace it.")
+    downloads = {}  # what the download button gives: the notebook as stored, without the site's markup
     if edition == "self-study":
         stale = stale_executed(root)
         if stale:
@@ -896,10 +897,12 @@ def build_site(root: str | os.PathLike = ".", out: str | os.PathLike = "site", *
                             + f"\nRun `python -m helpers site --execute-only {' '.join(stale)}` from the course root "
                               "(a minute or so per notebook), check the new outputs, and commit executed/.")
         names = _assignments(root, "solutions")
-        chapters = {n: _chapter_self_study(_read(root / EXECUTED_DIR / f"{n}.ipynb")) for n in names}
+        downloads = {n: _read(root / EXECUTED_DIR / f"{n}.ipynb") for n in names}
+        chapters = {n: _chapter_self_study(nb) for n, nb in downloads.items()}
     else:
         names = _assignments(root, "notebooks")
         chapters = {n: class_notebook(_read(root / "notebooks" / n / f"{n}.ipynb")) for n in names}
+        downloads = chapters
     if not chapters:
         raise SiteError(f"No notebooks found for the {edition} edition in {root}.")
     readme = (root / "README.md").read_text(encoding="utf-8")
@@ -946,6 +949,9 @@ def build_site(root: str | os.PathLike = ".", out: str | os.PathLike = "site", *
             raise SiteError(f"Sphinx failed to build the {edition} edition (exit {res.returncode}):\n"
                             f"{res.stdout[-3000:]}\n{res.stderr[-3000:]}\n" + "\n".join(warnings[:20]))
         (html / ".buildinfo").unlink(missing_ok=True)
+        for name, nb in downloads.items():
+            if (html / "_sources" / f"{name}.ipynb").is_file():
+                _write(nb, html / "_sources" / f"{name}.ipynb")
         (html / "EDITION").write_text(edition + "\n")
         if out.exists():
             shutil.rmtree(out)

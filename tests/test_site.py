@@ -522,6 +522,22 @@ def _text_of(fragment: str) -> list[str]:
     return page.text
 
 
+def test_the_download_button_gives_the_notebook_as_stored(built):
+    """Each chapter's .ipynb download is the executed notebook (self-study) or the class notebook, without
+    the site's markup (the folding tags, the model-answer directive)."""
+    for a in ASSIGNMENTS:
+        path = built["out"] / "_sources" / f"{a}.ipynb"
+        page = (built["out"] / f"{a}.html").read_text(encoding="utf-8")
+        assert f"_sources/{a}.ipynb" in page, f"{a}: no download link"
+        got = nbt.read_nb(path)
+        if built["edition"] == "self-study":
+            want = nbt.read_nb(EXECUTED / f"{a}.ipynb")
+        else:
+            want = site.class_notebook(nbt.read_nb(nbt.RELEASE_DIR / a / f"{a}.ipynb"))
+        assert [(c.cell_type, c.source) for c in got.cells] == [(c.cell_type, c.source) for c in want.cells], a
+        assert "course-answer" not in path.read_text() and "hide-cell" not in path.read_text()
+
+
 def test_replication_page_has_table1_and_the_figures(self_study):
     page = (self_study["out"] / "replication.html").read_text(encoding="utf-8")
     rows = re.findall(r"<tr[^>]*>\s*<td[^>]*><p>(\d+)</p></td>", page)
