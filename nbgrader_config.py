@@ -19,6 +19,9 @@ c.OverwriteCells.add_missing_cells = True
 
 # Feedback shows which checks failed and their messages, never the hidden tests: their code is
 # removed from the test cells and the traceback of a failed test cell is cut to "Error: message".
+# Pages render no HTML or JavaScript from a submission (helpers/rendering.py); the formgrader reads
+# this file too. sanitize_html passes any HTML output still in a notebook through nbconvert's clean_html.
+c.HTMLExporter.sanitize_html = True
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
@@ -30,6 +33,12 @@ c.GenerateFeedback.preprocessors = [
 # `nbgrader db assignment add NAME --duedate="2026-03-01 17:00:00 UTC"`; no due date, no penalty).
 c.AssignLatePenalties.plugin_class = "helpers.grading.LatePenaltyPerDay"
 c.LatePenaltyPerDay.fraction_per_day = 0.1
+
+# What a submission is (helpers/submission.py): its notebooks, as regular files. `nbgrader collect`
+# copies nothing else from the exchange and follows no symbolic link; before autograding, anything
+# else in submitted/<student>/<assignment>/ (links, pipes, folders, other files) is removed, unread.
+c.ExchangeFactory.collect = "helpers.submission.SafeCollect"
+c.Autograde.pre_convert_hook = "helpers.submission.before_autograde"
 
 # The exchange (release_assignment, collect, feedback) lives in the course folder unless a hub
 # sets its own: nothing is written to /usr/local/share/nbgrader/exchange. On JupyterHub, replace
@@ -55,29 +64,45 @@ else:
     warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session", category=SAWarning)
 
 # Trust (CONTRIBUTING.md, "Why the checks cannot be switched off"): nbgrader's default pipelines, in
-# nbgrader's order, plus two steps of the course. Before execution, helpers.scan.ScanAnswers reads the
-# student's code and flags what honest answers never need; after SaveAutoGrades, helpers.flags.SaveFlags
-# writes every flag to the gradebook (needs_manual_grade, auto score kept, comment "FLAGGED: ...").
+# nbgrader's order, plus four steps of the course. First, helpers.submission.TakeSubmission discards the
+# notebook and cell metadata the submission brings (but nbgrader's) and flags files dropped beside it.
+# Before execution, helpers.scan.ScanAnswers reads the student's code and flags what honest answers
+# never need, and helpers.rendering.ShowStudentText shows markdown the student wrote as plain text;
+# after SaveAutoGrades, helpers.flags.SaveFlags writes every flag to the gradebook (needs_manual_grade,
+# auto score kept, comment "FLAGGED: ...").
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput,  # noqa: E402
                                     DeduplicateIds, Execute, IgnorePattern, LimitOutput,
                                     OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
 from helpers.flags import SaveFlags  # noqa: E402
+from helpers.rendering import ShowStudentText  # noqa: E402
 from helpers.scan import ScanAnswers  # noqa: E402
+from helpers.submission import TakeSubmission  # noqa: E402
 
-c.Autograde.sanitize_preprocessors = [ClearOutput, DeduplicateIds, OverwriteKernelspec, OverwriteCells,
-                                      CheckCellMetadata, ScanAnswers]
+c.Autograde.sanitize_preprocessors = [TakeSubmission, ClearOutput, DeduplicateIds, OverwriteKernelspec,
+                                      OverwriteCells, CheckCellMetadata, ScanAnswers, ShowStudentText]
 c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPreprocessor, LimitOutput,
                                        SaveAutoGrades, SaveFlags, AssignLatePenalties, CheckCellMetadata]
 # flags live in the notebook's metadata until SaveFlags: keep them if someone enables ClearMetadataPreprocessor
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("course_flags",)}
 
+# Budgets (docs/INSTRUCTORS.md, "Threat model"), each measured on the worked solutions (the docstrings of
+# helpers/execute.py and helpers/sandbox.py say how): time per notebook (each cell also has the 60 s
+# above), output kept per cell and per notebook in bytes, as it is received (only text and PNG/JPEG
+# images: no HTML, SVG or JavaScript), and disk: the kernel's working folder and /tmp are each a
+# tmpfs of this many MiB.
+c.ResilientExecute.notebook_timeout = 300
+c.ResilientExecute.max_cell_output_bytes = 2_000_000
+c.ResilientExecute.max_output_bytes = 5_000_000
+c.Sandbox.disk_mb = 100
+
 # Sandboxed autograding (docs/INSTRUCTORS.md, "Sandboxed grading"); keep this at the end of the file,
 # after any Autograde.autograde_preprocessors list. Each submission's kernel runs in bubblewrap
-# (Debian package `bubblewrap`): it cannot read solutions/, the gradebook or this file, write outside
-# its own autograded/<student>/<assignment>/ folder, reach the network or outlive its notebook, and it
-# has a memory limit (MiB of address space; the notebooks peak at about 2 GB). nbgrader's Execute step
+# (Debian package `bubblewrap`): it cannot read solutions/, the gradebook or this file, write anywhere
+# but its own working folder and /tmp (fresh tmpfs of Sandbox.disk_mb, gone with the kernel), reach the
+# network or outlive its notebook, and it has a memory limit (MiB of address space; the notebooks peak
+# at about 2 GB). nbgrader's Execute step
 # becomes helpers.execute.ResilientExecute: a cell that hangs or kills the kernel costs that cell
 # only (flagged), not the whole submission. If bubblewrap is missing, autograding stops with a message
 # saying how to install it. To grade trusted submissions without the sandbox (they then run with your

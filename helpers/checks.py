@@ -6,15 +6,14 @@ checks only: hidden-test messages appear in nbgrader's feedback). :func:`quiet` 
 cell silent: nbgrader scores a test cell 0 when it writes anything to stderr, even when the
 answer is right, so every test cell runs the student's code inside it.
 
-The checks run in the same kernel as the student's code, after it. So that an answer cell cannot
-switch them off, this module keeps *pristine references*, captured when it is imported (the
-notebook's first, locked cell imports it, before any answer cell runs): the NumPy functions and
-builtins it relies on are its own private names, so ``np.allclose = lambda *a, **k: True`` or
-``builtins.isinstance = ...`` later changes nothing here. Hidden tests import the checks under
-private names inside the hidden block (``from helpers import checks as _chk``), so rebinding
-``check_close`` in the notebook does not reach them either. What a kernel can still do (patch this
-module's own attributes, install IPython hooks) is what :mod:`helpers.scan` flags before
-anything runs. See CONTRIBUTING.md, "Why the checks cannot be switched off".
+In a notebook the checks run in the same kernel as the student's code, after it: they are the
+visible checks, and a notebook can switch them off in its own kernel. That decides nothing: the
+grade is written by :mod:`helpers.judge`, which runs the hidden tests in the grader's own process
+(with these same functions, through ``helpers.judge.checks``) on values the kernel returns, and an
+error of the visible checks can only cost the cell. The pristine references below (the NumPy
+functions and builtins captured at import) keep the visible checks honest for a student whose
+answer cell accidentally rebinds ``np.allclose`` or ``isinstance``. See CONTRIBUTING.md, "How a
+grade is decided".
 """
 from __future__ import annotations
 

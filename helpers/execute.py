@@ -10,27 +10,65 @@ code): every cell scores 0 and nobody is told why. :class:`ResilientExecute` ins
 3. restarts the kernel and silently re-runs the cells that ran before it (not the bad one),
 4. and goes on grading the rest of the notebook.
 
-It also starts every kernel in the bubblewrap sandbox (:class:`helpers.sandbox.SandboxKernelManager`,
+It also enforces the grader's budgets, each a setting of ``c.ResilientExecute`` (defaults measured
+on the worked solutions, see each constant):
+
+* **time per notebook** (:data:`DEFAULT_NOTEBOOK_TIMEOUT`): nbgrader's ``Execute.timeout`` limits
+  one cell, so cells that each stop just under it could hold a grading worker for as long as
+  their author likes. Each cell gets at most what is left of the notebook's budget; when it runs
+  out the running cell is interrupted and every later cell gets an error saying so (a test cell
+  scores 0), and the notebook is flagged;
+* **output in bytes, while it is received** (:data:`DEFAULT_MAX_CELL_OUTPUT_BYTES` per cell,
+  :data:`DEFAULT_MAX_OUTPUT_BYTES` per notebook): nbgrader's ``LimitOutput`` counts lines, after
+  the fact, so a few 10 MB lines became a 300 MB graded notebook and feedback file. Output beyond
+  a budget is not kept (a note says so, the cell is flagged); errors and the fact that a cell
+  wrote to stderr are always kept, so a failing test cell still fails;
+* **what is kept of an output** (:func:`helpers.rendering.screen_output`): text and PNG/JPEG
+  images only, so no HTML or JavaScript reaches the feedback or the formgrader;
+* a notebook that filled its disk (the kernel's working folder and ``/tmp`` are size-limited
+  tmpfs in the sandbox, ``c.Sandbox.disk_mb``; checked after its last cell) is flagged.
+
+Every kernel runs in the bubblewrap sandbox (:class:`helpers.sandbox.SandboxKernelManager`,
 settings ``c.Sandbox``). Put it in place of nbgrader's ``Execute`` in
 ``Autograde.autograde_preprocessors`` (``nbgrader_config.py`` does; :func:`helpers.sandbox.configure`
 does it for a configuration built in Python).
 """
 from __future__ import annotations
 
+import math
 import os
 import stat
+from contextlib import contextmanager
+from time import monotonic
 
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Integer
+from traitlets import Integer, default
 
-from .flags import add_flag
+from .flags import add_flag, grade_id
 from .judge import judge_for
+from .rendering import screen_output
 from .sandbox import SandboxError, SandboxKernelManager
 
-__all__ = ["ResilientExecute"]
+__all__ = ["ResilientExecute", "DEFAULT_NOTEBOOK_TIMEOUT", "DEFAULT_MAX_CELL_OUTPUT_BYTES", "DEFAULT_MAX_OUTPUT_BYTES"]
+
+#: Seconds one notebook may run, kernel start and restarts included (0: no limit). The eleven
+#: worked solutions take 12-40 s each in the sandbox on the 2-core reference machine while it was
+#: shared (load average about 5; the slowest cell 12 s, loading the embedding); 300 s is 7.5 times
+#: the slowest, and no number of cells just under the 60 s cell limit holds a worker longer.
+DEFAULT_NOTEBOOK_TIMEOUT = 300
+#: Bytes of output kept per cell (text, and images as base64). The largest output of a worked
+#: solution's cell is 0.17 MB (a figure of 07_wefat); 2 MB leaves more than ten times that.
+DEFAULT_MAX_CELL_OUTPUT_BYTES = 2_000_000
+#: Bytes of output kept per notebook. The worked solutions produce 0.07-0.34 MB each in all; 5 MB
+#: is about fifteen times the most, and bounds the graded notebook and its feedback page.
+DEFAULT_MAX_OUTPUT_BYTES = 5_000_000
+#: Longest error message and traceback line kept (characters); longer ones are cut.
+ERROR_TEXT_CHARS = 4000
+#: Longest text of a result kept when the output budget is spent (nbgrader reads a number there).
+RESULT_TEXT_CHARS = 1000
 
 DIED = ("The Python kernel running this notebook stopped while this cell ran (for example `os._exit()` or "
         "`sys.exit()` inside a function, a crash in compiled code, or running out of memory). The grader started "
@@ -44,14 +82,45 @@ SLOW = ("This cell was still running after {timeout} s and was interrupted, so i
         "person to look at (an endless loop, or work far slower than needed).")
 NOT_RUN = ("Not run: the kernel failed {n} times in this notebook, so the grader stopped running its cells. "
            "This cell scored 0; the notebook is flagged for a person to look at.")
+OUT_OF_TIME = ("Not run: this notebook used up its time budget ({budget} s for the whole notebook), so the grader "
+               "stopped running its cells. This cell scored 0; the notebook is flagged for a person to look at.")
+STOPPED = ("This cell was still running when the notebook's time budget ({budget} s for the whole notebook) ran "
+           "out, and was interrupted. It scored 0, the cells after it were not run, and the notebook is flagged "
+           "for a person to look at.")
+TRUNCATED = ("[output truncated: the grader keeps at most {cell:,} bytes of output per cell and {notebook:,} per "
+             "notebook]")
+TOO_MUCH = ("printed more output than the grader keeps ({cell:,} bytes per cell, {notebook:,} per notebook); the rest "
+            "was not kept")
+DISK_FULL = ("filled, or tried to fill, the disk space the grader gives a notebook ({mb} MiB for its working folder "
+             "and as much for /tmp, Sandbox.disk_mb); what did not fit was not written, and none of it is kept")
+#: What an error says when a write did not fit (the OS; NumPy checks the free space first).
+DISK_ERRORS = ("No space left on device", "[Errno 28]", "Not enough free space to write")
+#: Evaluated in the kernel after the last cell: the used share of its working folder and of /tmp.
+DISK_PROBE = ("[round(1 - s.f_bavail / s.f_blocks, 3) if s.f_blocks else 0.0 "
+              "for s in map(__import__('os').statvfs, ('.', '/tmp'))]")
+ACTIVE = ("displayed HTML or JavaScript that a browser would run (a script, an event handler); the grader kept "
+          "only its text")
 
 
 def _error(ename: str, text: str) -> NotebookNode:
     return NotebookNode(output_type="error", ename=ename, evalue=text, traceback=[f"{ename}: {text}"])
 
 
-def _grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit:,} characters cut]"
+
+
+def _cut_bytes(text: str, limit: int) -> str:
+    data = text.encode("utf-8", "replace")
+    return text if len(data) <= limit else data[:max(0, limit)].decode("utf-8", "ignore")
+
+
+def _size(msg_type: str, content: dict) -> int:
+    if msg_type == "stream":
+        return len(content["text"].encode("utf-8", "replace"))
+    if msg_type == "error":
+        return sum(len(t) for t in [content["ename"], content["evalue"], *content["traceback"]])
+    return sum(len(v) for v in content.get("data", {}).values())
 
 
 class ResilientExecute(Execute):
@@ -60,6 +129,21 @@ class ResilientExecute(Execute):
     max_restarts = Integer(5, help="Kernel restarts allowed per notebook; after that the remaining cells "
                                    "are not run (each gets an error, so a test cell scores 0) and the "
                                    "notebook is flagged.").tag(config=True)
+    notebook_timeout = Integer(DEFAULT_NOTEBOOK_TIMEOUT, help="Seconds a whole notebook may run (kernel start and "
+                               "restarts included); each cell gets at most what is left. When it runs out, the "
+                               "running cell is interrupted, the remaining cells are not run (each gets an error) "
+                               "and the notebook is flagged. 0: no limit.").tag(config=True)
+    max_cell_output_bytes = Integer(DEFAULT_MAX_CELL_OUTPUT_BYTES, help="Bytes of output kept per cell, counted "
+                                    "as received (text, images as base64); the rest is dropped with a note and the "
+                                    "cell is flagged. Errors and stderr are always kept. 0: no limit.").tag(config=True)
+    max_output_bytes = Integer(DEFAULT_MAX_OUTPUT_BYTES, help="Bytes of output kept per notebook, counted as "
+                               "received (see max_cell_output_bytes). 0: no limit.").tag(config=True)
+
+    @default("iopub_timeout")
+    def _iopub_timeout_default(self):
+        # after a cell's reply, how long its last outputs may take to arrive (nbclient's 4 s is
+        # short for a few MB of output on a busy grading machine; honest cells need far less)
+        return 15
 
     def __init__(self, **kw):
         kw.setdefault("kernel_manager_class", SandboxKernelManager)
@@ -71,6 +155,10 @@ class ResilientExecute(Execute):
         self._ran: list[int] = []       # indices of the code cells that completed, in order
         self._restarts = 0
         self._stopped: str | None = None
+        self._t0 = monotonic()          # the notebook's time budget runs from here
+        self._out_total = 0             # output bytes received in this notebook
+        self._out_cell: dict = {}       # cell index -> output bytes received
+        self._noted: set = set()        # (cell index, kind) already given a truncation note or flag
         workdir = ((resources or {}).get("metadata") or {}).get("path")
         # the hidden tests of this assignment, judged in this process (helpers.judge); None if switched off
         self.judge = judge_for(self, nb, resources)
@@ -86,6 +174,8 @@ class ResilientExecute(Execute):
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
+        if not self._stopped and self._out_of_time():
+            self._stop_for_time()
         if self._stopped:
             cell.outputs = [_error("NotRun", self._stopped)]
             return cell, resources
@@ -101,6 +191,142 @@ class ResilientExecute(Execute):
                 self.judge.judge_cell(self, cell, index)
         return cell, resources
 
+    # -- the time budget ------------------------------------------------------------------------
+
+    def _remaining(self) -> float | None:
+        """Seconds left of the notebook's time budget (None: no budget)."""
+        if not self.notebook_timeout or getattr(self, "_t0", None) is None:
+            return None
+        return self.notebook_timeout - (monotonic() - self._t0)
+
+    def time_left(self) -> float | None:
+        """Seconds left of this notebook's time budget, or None without one.
+
+        Work done in the kernel on the grader's behalf (the judge's calls) should not take longer.
+        """
+        return self._remaining()
+
+    def _out_of_time(self) -> bool:
+        left = self._remaining()
+        return left is not None and left <= 0.5
+
+    def _stop_for_time(self) -> None:
+        self._stopped = OUT_OF_TIME.format(budget=self.notebook_timeout)
+        add_flag(self.nb, None, self._stopped)
+
+    def _get_timeout(self, cell):
+        """The cell's timeout: ``Execute.timeout``, or what is left of the notebook's budget if less."""
+        timeout = super()._get_timeout(cell)
+        left = self._remaining()
+        if left is None:
+            return timeout
+        left = max(1, math.ceil(left))
+        return left if timeout is None or left < timeout else timeout
+
+    # -- outputs, as they are received ----------------------------------------------------------
+
+    def _screen(self, msg: dict, cell_index) -> dict | None:
+        """The message with only what may be kept (:func:`helpers.rendering.screen_output`), within
+        the output budgets; None to drop it."""
+        msg_type = msg.get("msg_type") or msg.get("header", {}).get("msg_type")
+        if msg_type not in ("stream", "display_data", "update_display_data", "execute_result", "error"):
+            return None
+        content, dropped = screen_output(msg_type, msg.get("content") or {})
+        cell = self.nb.cells[cell_index] if isinstance(cell_index, int) and cell_index < len(self.nb.cells) else None
+        if any(d.endswith("(active)") for d in dropped) and (cell_index, "active") not in self._noted:
+            self._noted.add((cell_index, "active"))
+            self._flag(cell, cell_index, ACTIVE)
+        if content is None:
+            return None
+        if msg_type == "error":  # always kept (a failing cell must fail), always short
+            content["evalue"] = _cut(content["evalue"], ERROR_TEXT_CHARS)
+            content["traceback"] = [_cut(t, ERROR_TEXT_CHARS) for t in content["traceback"][-100:]]
+        size = _size(msg_type, content)
+        left = self._left(cell_index)
+        self._out_total += size
+        self._out_cell[cell_index] = self._out_cell.get(cell_index, 0) + size
+        if size > left and msg_type != "error":
+            if (cell_index, "flag") not in self._noted:
+                self._noted.add((cell_index, "flag"))
+                self._flag(cell, cell_index, TOO_MUCH.format(cell=self.max_cell_output_bytes,
+                                                             notebook=self.max_output_bytes))
+            content = self._truncate(msg_type, content, max(0, left), cell_index)
+            if content is None:
+                return None
+        return {**msg, "msg_type": msg_type, "content": content}
+
+    def _left(self, cell_index) -> float:
+        left = math.inf
+        if self.max_cell_output_bytes:
+            left = min(left, self.max_cell_output_bytes - self._out_cell.get(cell_index, 0))
+        if self.max_output_bytes:
+            left = min(left, self.max_output_bytes - self._out_total)
+        return left
+
+    def _truncate(self, msg_type: str, content: dict, left: int, cell_index) -> dict | None:
+        """What is kept of an output that does not fit: the start of a stream and one note per
+        stream (so a cell that wrote to stderr still did), the short text of a result; no display."""
+        note = TRUNCATED.format(cell=self.max_cell_output_bytes, notebook=self.max_output_bytes)
+        if msg_type == "stream":
+            key = (cell_index, "note-" + content["name"])
+            if key in self._noted:
+                return None
+            self._noted.add(key)
+            return {"name": content["name"], "text": _cut_bytes(content["text"], left) + "\n" + note + "\n"}
+        if msg_type == "execute_result":
+            text = content["data"].get("text/plain", "")
+            return {**content, "data": {"text/plain": _cut(text, RESULT_TEXT_CHARS)}}
+        return None
+
+    def output(self, outs, msg, display_id, cell_index):
+        msg = self._screen(msg, cell_index)
+        if msg is None:
+            return None
+        return super().output(outs, msg, display_id, cell_index)
+
+    def _update_display_id(self, display_id, msg):
+        cells = list(self._display_id_map.get(display_id, {}))
+        msg = self._screen(msg, cells[0] if cells else None)
+        if msg is not None:
+            super()._update_display_id(display_id, msg)
+
+    def handle_comm_msg(self, outs, msg, cell_index):
+        """Comm messages (widgets) are ignored: no widget state or output widget is kept."""
+        return None
+
+    @contextmanager
+    def setup_kernel(self, **kwargs):
+        with super().setup_kernel(**kwargs):
+            try:
+                yield
+            finally:
+                self._check_disk()
+
+    def _check_disk(self) -> None:
+        """Flag the notebook when its kernel's folders are (nearly) full after its last cell."""
+        import ast
+
+        from .sandbox import Sandbox
+
+        settings = Sandbox(config=self.config)
+        if not (settings.enabled and settings.disk_mb) or self.kc is None or self._stopped:
+            return
+        try:
+            msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"disk": DISK_PROBE})
+            reply = self.wait_for_reply(msg_id)
+            used = ast.literal_eval(reply["content"]["user_expressions"]["disk"]["data"]["text/plain"])
+        except Exception as exc:  # noqa: BLE001 - a dead or unanswering kernel: nothing to measure
+            self.log.debug("Disk check skipped: %s", exc)
+            return
+        if isinstance(used, list) and any(isinstance(u, float) and u >= 0.98 for u in used):
+            add_flag(self.nb, None, "The notebook " + DISK_FULL.format(mb=settings.disk_mb) + ".")
+
+    def _disk_mb(self) -> int:
+        from .sandbox import Sandbox
+
+        settings = Sandbox(config=self.config)
+        return settings.disk_mb if settings.enabled else 0
+
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
         if self.judge is not None:  # the course package without this assignment's reference implementations
@@ -109,15 +335,26 @@ class ResilientExecute(Execute):
 
     def on_cell_executed(self, **kwargs):
         super().on_cell_executed(**kwargs)
+        cell, index = kwargs["cell"], kwargs.get("cell_index")
+        for out in cell.get("outputs", []):  # nbgrader adds the reply's error as it came: keep it short
+            if out.get("output_type") == "error":
+                out["evalue"] = _cut(str(out.get("evalue", "")), ERROR_TEXT_CHARS)
+                out["traceback"] = [_cut(str(t), ERROR_TEXT_CHARS) for t in list(out.get("traceback") or [])[-100:]]
+                if any(m in out["evalue"] for m in DISK_ERRORS):
+                    self._flag(cell, index, DISK_FULL.format(mb=self._disk_mb()))
         content = kwargs["execute_reply"].get("content", {})
         if content.get("status") == "error" and content.get("ename") == self.error_on_timeout.get("ename"):
-            cell = kwargs["cell"]
-            self._flag(cell, kwargs.get("cell_index"), SLOW.format(timeout=self.timeout))
+            if self._out_of_time():
+                cell.outputs = list(cell.get("outputs", [])) + [_error("CellTimeoutError",
+                                                                       STOPPED.format(budget=self.notebook_timeout))]
+                self._stop_for_time()
+            else:
+                self._flag(cell, index, SLOW.format(timeout=self.timeout))
 
     # -- recovery -------------------------------------------------------------------------------
 
     def _flag(self, cell, index, reason: str) -> None:
-        gid = _grade_id(cell)
+        gid = grade_id(cell) if cell is not None else None
         add_flag(self.nb, gid, reason if gid else f"Cell {index} (no grade_id): {reason}")
 
     def _recover(self, cell, index: int, ename: str, text: str) -> None:
@@ -125,6 +362,9 @@ class ResilientExecute(Execute):
         cell.outputs = list(cell.get("outputs", [])) + [_error(ename, text)]
         cell.execution_count = None
         self._flag(cell, index, text)
+        if self._out_of_time():
+            self._stop_for_time()
+            return
         if self._restarts >= self.max_restarts:
             self._give_up()
             return

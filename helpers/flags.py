@@ -29,8 +29,10 @@ from __future__ import annotations
 import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_grade, is_solution, is_task
 
-__all__ = ["METADATA_KEY", "PREFIX", "add_flag", "notebook_flags", "SaveFlags", "read_flags"]
+__all__ = ["METADATA_KEY", "PREFIX", "add_flag", "notebook_flags", "grade_id", "safe_name", "SaveFlags", "read_flags",
+           "flag_submission"]
 
 METADATA_KEY = "course_flags"
 PREFIX = "FLAGGED: "
@@ -53,9 +55,13 @@ def add_flag(nb, cell: str | None, reason: str) -> None:
     Returns
     -------
     None
-        A flag already recorded (same cell and reason) is not recorded twice.
+        A flag already recorded (same cell and reason) is not recorded twice. The reason ends up
+        in an auto comment, which the feedback renders as Markdown: ``<``, ``>``, ``&``, ``[``,
+        ``]`` and ``$`` in it become look-alikes that render as text (see :func:`_plain`).
     """
-    reason = " ".join(str(reason).split())
+    reason = _plain(" ".join(str(reason).split()))
+    if cell is not None:
+        cell = _plain(str(cell))
     flags = nb.metadata.setdefault(METADATA_KEY, [])
     entry = {"cell": cell, "reason": reason}
     if entry not in [dict(f) for f in flags]:
@@ -80,8 +86,48 @@ def notebook_flags(nb) -> list[dict]:
             for f in nb.get("metadata", {}).get(METADATA_KEY, [])]
 
 
-def _nbgrader(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
+_LOOKALIKE = str.maketrans({"<": "\u2039", ">": "\u203a", "&": "+", "[": "(", "]": ")", "$": "\uff04", "`": "'",
+                            "\\": "/"})
+
+
+def _plain(text: str) -> str:
+    """Text that renders as itself in Markdown and HTML: no tags, entities, links, math or code spans."""
+    return text.translate(_LOOKALIKE)
+
+
+def safe_name(name: str, limit: int = 60) -> str:
+    """A file name as it may appear in a flag or a log: letters, digits and ``._+-`` only.
+
+    Parameters
+    ----------
+    name : str
+        A name from a submission (the student chose every character of it).
+    limit : int
+        Longest result; longer names are cut and end in ``...``.
+
+    Returns
+    -------
+    str
+        ``name`` with every other character replaced by ``?`` (so no HTML, Markdown or
+        terminal control sequence written by a student reaches a page or a log).
+    """
+    out = re.sub(r"[^A-Za-z0-9._+-]", "?", name)
+    return out if len(out) <= limit else out[:limit - 3] + "..."
+
+
+def grade_id(cell) -> str | None:
+    """The nbgrader ``grade_id`` of a cell, or None.
+
+    Parameters
+    ----------
+    cell : nbformat.NotebookNode
+
+    Returns
+    -------
+    str or None
+    """
+    meta = cell.get("metadata", {}).get("nbgrader")
+    return meta.get("grade_id") if isinstance(meta, dict) else None
 
 
 def _comment_line(flag: dict) -> str:
@@ -107,10 +153,10 @@ class SaveFlags(NbGraderPreprocessor):
 
         info = resources["nbgrader"]
         notebook_id, assignment_id, student_id = info["notebook"], info["assignment"], info["student"]
-        cells = [c for c in nb.cells if _nbgrader(c).get("grade_id")]
-        ids = [_nbgrader(c)["grade_id"] for c in cells]
-        graded = [i for i, c in enumerate(cells) if _nbgrader(c).get("grade")]
-        answers = [i for i, c in enumerate(cells) if _nbgrader(c).get("solution") or _nbgrader(c).get("task")]
+        cells = [c for c in nb.cells if grade_id(c)]
+        ids = [grade_id(c) for c in cells]
+        graded = [i for i, c in enumerate(cells) if is_grade(c)]
+        answers = [i for i, c in enumerate(cells) if is_solution(c) or is_task(c)]
         manual: set[str] = set()
         comments: dict[str, list[str]] = {}
         for flag in flags:
@@ -187,3 +233,44 @@ def read_flags(db_url: str, assignments=None) -> list[dict]:
                                             "reason": m["reason"]})
     out.sort(key=lambda f: (f["assignment"], f["student"], f["notebook"]))
     return out
+
+
+def flag_submission(db_url: str, assignment: str, student: str, reason: str) -> bool:
+    """Flag a whole submission in the gradebook, from outside nbgrader's run (e.g. its grader died).
+
+    Every notebook of the submission gets what :class:`SaveFlags` gives a whole-notebook flag:
+    its graded cells are marked ``needs_manual_grade`` (scores kept), the reason is added to the
+    auto comment of its first answer cell (by name) and the notebook is marked ``flagged``.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook.
+    assignment, student : str
+        The submission.
+    reason : str
+        What happened, in plain words.
+
+    Returns
+    -------
+    bool
+        False when the gradebook has no such submission (nothing was written).
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    line = _comment_line({"cell": None, "reason": _plain(" ".join(str(reason).split()))})
+    with Gradebook(db_url) as gb:
+        try:
+            sub = gb.find_submission(assignment, student)
+        except MissingEntry:
+            return False
+        for snb in sub.notebooks:
+            for g in snb.grades:
+                g.needs_manual_grade = True
+            comments = sorted(snb.comments, key=lambda c: c.name)
+            if comments:
+                kept = [x for x in (comments[0].auto_comment or "").split("\n") if x and x != line]
+                comments[0].auto_comment = "\n".join(kept + [line])
+            snb.flagged = True
+        gb.db.commit()
+    return True

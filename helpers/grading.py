@@ -9,6 +9,10 @@ PostgreSQL gradebook (``CourseDirectory.db_url``) works the same.
   processes at once (one progress bar) and skips submissions already graded whose files, and the
   assignment's source (its tests), have not changed (SHA-256s per submission in
   ``autograded/.grading-state.json``) unless ``force=True``.
+* A grading process that dies (killed by the system for memory, say) costs only the submission it
+  was grading: the submissions it took down with it are graded again, each suspect alone in a
+  fresh process; one that kills its process even alone is reported failed and flagged
+  (:func:`helpers.flags.flag_submission`), and graded alone on later runs too.
 * Manual scores survive a regrade, and so does their "graded" state when the submission is
   unchanged and nothing was flagged (nbgrader alone puts every manually graded cell back into the
   manual-grading queue).
@@ -35,14 +39,18 @@ from pathlib import Path
 
 from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_grade
 from traitlets import Float
 
 __all__ = ["GradeReport", "grade_submission", "grade_class", "load_course_config", "submission_hash",
            "summary", "export_lms", "export_question_stats", "write_flags", "ShortTracebacks",
            "LatePenaltyPerDay", "default_workers"]
 
-STATE_FILE = ".grading-state.json"   # in autograded/: {"<assignment>/<student>": {"sha256": ...}}
+STATE_FILE = ".grading-state.json"   # in autograded/: {"<assignment>/<student>": {"sha256": ..., "died": ...}}
 SQLITE_TIMEOUT = 120                 # seconds a worker waits for another worker's gradebook write
+DIED = ("The grading process died while grading this submission on its own (for example killed by the system "
+        "for using too much memory). The submission was not graded; it is flagged, and it is graded on its own "
+        "on later runs so that it cannot take other submissions down with it.")
 FLAG_COLUMNS = ["assignment", "student", "notebook", "cell", "reason"]
 
 
@@ -50,7 +58,8 @@ FLAG_COLUMNS = ["assignment", "student", "notebook", "cell", "reason"]
 class GradeReport:
     """One submission: assignment, student, score (after any late penalty), maximum, whether nbgrader
     succeeded, its error, the flags raised (dicts as :func:`helpers.flags.read_flags`), whether it was
-    skipped as already graded, and how many seconds late it was submitted."""
+    skipped as already graded, how many seconds late it was submitted, and whether its grading
+    process died even when it was graded alone."""
 
     assignment: str
     student: str
@@ -61,6 +70,7 @@ class GradeReport:
     flags: list = field(default_factory=list)
     skipped: bool = False
     seconds_late: float = 0.0
+    died: bool = False
 
 
 def load_course_config(root: str | os.PathLike):
@@ -154,8 +164,29 @@ def _course(root, sandbox: bool):
     return cfg, NbGraderAPI(coursedir=CourseDirectory(config=cfg), config=cfg)
 
 
+def _entries(folder: str, prefix: str = ""):
+    """``(relative name, path, lstat)`` of everything under ``folder``, sorted; links are not followed."""
+    import stat
+
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for e in entries:
+        if e.name == ".ipynb_checkpoints":
+            continue
+        st = e.stat(follow_symlinks=False)
+        yield prefix + e.name, e.path, st
+        if stat.S_ISDIR(st.st_mode):
+            yield from _entries(e.path, prefix + e.name + "/")
+
+
 def submission_hash(folder: str | os.PathLike) -> str:
-    """SHA-256 of every file of a submission folder (relative names and contents, sorted by name).
+    """SHA-256 of a submission folder: every regular file's relative name and contents, and the
+    name and type of everything else (links, pipes), sorted by name.
+
+    Nothing is followed or opened but regular files (a link to the solutions or a pipe in a
+    submission must neither be read with the grader's rights nor block it).
 
     Parameters
     ----------
@@ -167,11 +198,25 @@ def submission_hash(folder: str | os.PathLike) -> str:
     str
         The hex digest; the same files give the same digest, any change in a name or a byte another.
     """
-    folder = Path(folder)
+    import stat
+
     h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() and ".ipynb_checkpoints" not in p.parts):
-        h.update(str(path.relative_to(folder)).encode() + b"\0")
-        h.update(path.read_bytes() + b"\0")
+    for name, path, st in _entries(os.fspath(folder)):
+        if stat.S_ISDIR(st.st_mode):
+            continue
+        h.update(name.encode("utf-8", "surrogateescape") + b"\0")
+        if not stat.S_ISREG(st.st_mode):
+            h.update(f"<{stat.S_IFMT(st.st_mode):o}>".encode() + b"\0")
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            h.update(f"<{exc.errno}>".encode() + b"\0")
+            continue
+        with os.fdopen(fd, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        h.update(b"\0")
     return h.hexdigest()
 
 
@@ -181,9 +226,11 @@ def _cell_sources(folder: Path, notebook: str) -> dict:
         cells = json.loads((folder / f"{notebook}.ipynb").read_text()).get("cells", [])
     except (OSError, ValueError):
         return {}
+    from .flags import grade_id
+
     out = {}
     for cell in cells:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        gid = grade_id(cell)
         if gid:
             src = cell.get("source", "")
             out[gid] = "".join(src) if isinstance(src, list) else src
@@ -291,16 +338,87 @@ def _worker_init(path: str) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
 
 
-def _job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool) -> GradeReport:
-    for attempt in range(3):
-        try:
-            report = grade_submission(root, assignment, student, sandbox=sandbox, feedback=feedback)
-        except Exception as exc:  # a gradebook error must not stop the other submissions
-            report = GradeReport(assignment, student, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
-        if report.success or "database is locked" not in report.error:
-            return report
-        time.sleep(1 + attempt)
-    return report
+def _job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool,
+         marker: str | None = None) -> GradeReport:
+    """Grade one submission in a worker; ``marker`` (a file) exists while it runs, so a marker left
+    behind names a job whose process died."""
+    if marker:
+        Path(marker).write_text(str(os.getpid()))
+    try:
+        for attempt in range(3):
+            try:
+                report = grade_submission(root, assignment, student, sandbox=sandbox, feedback=feedback)
+            except Exception as exc:  # a gradebook error must not stop the other submissions
+                report = GradeReport(assignment, student, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+            if report.success or "database is locked" not in report.error:
+                return report
+            time.sleep(1 + attempt)
+        return report
+    finally:
+        if marker:
+            Path(marker).unlink(missing_ok=True)
+
+
+def _local_pool(workers: int, path: str):
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_worker_init,
+                               initargs=(path,))
+
+
+def _grade_locally(root: Path, todo: list, isolate: set, workers: int, sandbox: bool, feedback: bool, path: str,
+                   done) -> None:
+    """Grade ``todo`` in pools of worker processes, calling ``done(key, report)`` for each.
+
+    A worker that dies breaks its pool, and the pool stops every job it holds. The jobs that were
+    running then (their marker files are left) become suspects, each graded again alone in a pool
+    of its own (as are the keys in ``isolate`` from the start); the jobs not started yet go to a
+    fresh shared pool. A suspect whose lone process dies too is the culprit: failed, flagged."""
+    import tempfile
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    markers = Path(tempfile.mkdtemp(prefix="weat-grading-"))
+    index = {key: k for k, key in enumerate(todo)}
+    shared = [key for key in todo if key not in isolate]
+    suspects = [key for key in todo if key in isolate]
+    try:
+        while shared:
+            broken = []
+            with _local_pool(min(workers, len(shared)), path) as pool:
+                futures = {pool.submit(_job, str(root), a, s, sandbox, feedback, str(markers / str(index[a, s]))): (a, s)
+                           for a, s in shared}
+                for fut in as_completed(futures):
+                    key = futures[fut]
+                    try:
+                        report = fut.result()
+                    except BrokenProcessPool:
+                        broken.append(key)
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - reported, the others go on
+                        report = GradeReport(*key, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+                    done(key, report)
+            running = {key for key in broken if (markers / str(index[key])).exists()}
+            for key in running:
+                (markers / str(index[key])).unlink(missing_ok=True)
+            if broken and not running:  # the pool broke before any job started: do not loop
+                running = set(broken)
+            suspects += [key for key in broken if key in running]
+            shared = [key for key in broken if key not in running]
+        for a, s in suspects:
+            with _local_pool(1, path) as pool:
+                try:
+                    report = pool.submit(_job, str(root), a, s, sandbox, feedback).result()
+                except BrokenProcessPool:
+                    report = GradeReport(a, s, 0.0, 0.0, False, DIED, died=True)
+                except Exception as exc:  # noqa: BLE001
+                    report = GradeReport(a, s, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+            done((a, s), report)
+    finally:
+        import shutil
+
+        shutil.rmtree(markers, ignore_errors=True)
 
 
 def _load_state(root: Path) -> dict:
@@ -360,11 +478,12 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     ValueError
         ``workers`` below 1.
     """
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from multiprocessing import get_context
+    from concurrent.futures import as_completed
 
     from nbgrader.api import Gradebook, MissingEntry
     from tqdm.auto import tqdm
+
+    from .flags import flag_submission
 
     root = Path(root).resolve()
     workers = default_workers() if workers is None else int(workers)
@@ -407,29 +526,38 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
                 todo.append((a, s))
     path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     bar = tqdm(total=len(work), initial=len(reports), desc="Autograding", unit=" submission", disable=not progress)
-    if todo:
-        if scheduler:
-            from .cluster import executor
 
-            pool_cm = executor(scheduler, root)
+    def done(key, report):
+        a, s = key
+        if report.died:
+            if flag_submission(db_url, a, s, DIED):
+                report.flags = _read_flags(db_url, a, s)
+            else:
+                report.flags = [{"assignment": a, "student": s, "notebook": "", "cell": None, "reason": DIED}]
+            state[f"{a}/{s}"] = {"died": hashes[a, s]}
+        elif report.success:
+            state[f"{a}/{s}"] = {"sha256": hashes[a, s]}
         else:
-            pool_cm = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=get_context("spawn"),
-                                          initializer=_worker_init, initargs=(path,))
-        with pool_cm as pool:
+            state.pop(f"{a}/{s}", None)
+        _save_state(root, state)
+        reports.append(report)
+        bar.update(1)
+
+    if todo and scheduler:
+        from .cluster import executor
+
+        with executor(scheduler, root) as pool:
             futures = {pool.submit(_job, str(root), a, s, sandbox, feedback): (a, s) for a, s in todo}
             for fut in as_completed(futures):
                 a, s = futures[fut]
                 try:
                     report = fut.result()
-                except Exception as exc:  # a worker process died
+                except Exception as exc:  # a worker process died (Dask retried it once)
                     report = GradeReport(a, s, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
-                if report.success:
-                    state[f"{a}/{s}"] = {"sha256": hashes[a, s]}
-                else:
-                    state.pop(f"{a}/{s}", None)
-                _save_state(root, state)
-                reports.append(report)
-                bar.update(1)
+                done((a, s), report)
+    elif todo:
+        died_before = {(a, s) for a, s in todo if state.get(f"{a}/{s}", {}).get("died")}
+        _grade_locally(root, todo, died_before, workers, sandbox, feedback, path, done)
     bar.close()
     reports.sort(key=lambda r: (r.assignment, r.student))
     if export:
@@ -644,7 +772,7 @@ class ShortTracebacks(NbGraderPreprocessor):
     """
 
     def preprocess_cell(self, cell, resources, cell_index):
-        if cell.cell_type == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("grade"):
+        if cell.cell_type == "code" and is_grade(cell):
             for out in cell.get("outputs", []):
                 if out.get("output_type") == "error":
                     out["traceback"] = [f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"]

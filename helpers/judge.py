@@ -57,18 +57,21 @@ import types
 from pathlib import Path
 
 import numpy as np
-from traitlets import Bool, Float, Unicode
+from traitlets import Float, Unicode
 from traitlets.config import Configurable
 
 from . import checks as _library_checks
 from .flags import add_flag
 
-__all__ = ["Judge", "JudgeSettings", "judge_for", "checks", "Remote", "Missing", "Record", "NotebookProxy",
+__all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "NotebookProxy",
            "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package", "submission_seed",
            "load_cases"]
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
 MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
+# hidden tests still inside a notebook (not yet moved); spelled in two parts so that nbgrader's marker never
+# stands whole in a file of the package (the student bundle is checked for it)
+LEGACY_HIDDEN = "### BEGIN HIDDEN" + " TESTS"
 SECRET_FILE = ".judge-secret"          # in the course root (git-ignored): the seed the grader keeps
 
 NO_CASES = ("This cell has no hidden tests in {path} (a function named {gid}): the grader cannot judge it, so it "
@@ -92,11 +95,9 @@ class KernelStuck(JudgeError):
 # Settings
 # ---------------------------------------------------------------------------------------------------
 
-class JudgeSettings(Configurable):
+class Judge(Configurable):
     """Settings of the judge (``c.Judge.*`` in ``nbgrader_config.py`` or on the command line)."""
 
-    enabled = Bool(True, help="Judge the hidden tests in the grader's process (hidden_tests/<assignment>.py). "
-                              "Without it no test cell can earn a point.").tag(config=True)
     tests_dir = Unicode("hidden_tests", help="The folder of the hidden-test modules, relative to the course "
                                              "root (never released).").tag(config=True)
     secret = Unicode("", help="The seed the grader keeps: each submission's hidden inputs are drawn from it "
@@ -105,8 +106,6 @@ class JudgeSettings(Configurable):
     call_timeout = Float(0, help="Seconds one call of a student's function may take while judged (0: the "
                                  "per-cell timeout, Execute.timeout).").tag(config=True)
 
-
-JudgeSettings.__name__ = "Judge"  # configured as c.Judge.*, the name instructors see
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -418,7 +417,6 @@ class _Channel:
         return run_sync(self._request)(payload)
 
     async def _request(self, payload: dict) -> dict:
-        from jupyter_client.utils import ensure_async
 
         kc = self.executor.kc
         if kc is None:
@@ -587,7 +585,7 @@ REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "l
 def _sources_before() -> list[str]:
     cells = _current.get()
     if cells is None:
-        raise RuntimeError("the source rules work while a cell is judged (Judge.judge_cell)")
+        raise RuntimeError("the source rules work while a cell is judged (NotebookJudge.judge_cell)")
     return cells
 
 
@@ -801,8 +799,22 @@ def check_callable(obj, name: str):
     assert isinstance(obj, Remote), f"`{name}` should be a function; did you run the cell that defines it?"
 
 
+@contextlib.contextmanager
+def quiet():
+    """:func:`helpers.checks.quiet` for hidden tests: the student's errors become explained failures, but a
+    failure of the judge itself (a kernel that does not answer, an answer that is not plain data) stays
+    what it is, so the cell is flagged for a person instead of failing as a wrong answer."""
+    try:
+        with _library_checks.quiet():
+            yield
+    except AssertionError as exc:
+        if isinstance(exc.__cause__, JudgeError):
+            raise exc.__cause__ from None
+        raise
+
+
 checks = types.SimpleNamespace(
-    quiet=_library_checks.quiet, explain=_library_checks.explain, check_type=_library_checks.check_type,
+    quiet=quiet, explain=_library_checks.explain, check_type=_library_checks.check_type,
     check_shape=_library_checks.check_shape, check_close=_library_checks.check_close,
     check_raises=_library_checks.check_raises, check_callable=check_callable, check_unchanged=check_unchanged,
     check_own_work=check_own_work, check_vectorised=check_vectorised)
@@ -907,7 +919,7 @@ def _course_root(executor) -> Path:
     return Path(root).resolve()
 
 
-def _secret(settings: JudgeSettings, root: Path) -> str:
+def _secret(settings: Judge, root: Path) -> str:
     if settings.secret:
         return settings.secret
     path = root / SECRET_FILE
@@ -955,8 +967,8 @@ def _as_text(output):
     return NotebookNode(output_type="stream", name="stdout", text=text + ("\n" if text else ""))
 
 
-class Judge:
-    """The hidden tests of one assignment, judged for one notebook while nbgrader executes it."""
+class NotebookJudge:
+    """The hidden tests of one assignment, judged for one notebook while nbgrader executes it (:func:`judge_for`)."""
 
     def __init__(self, executor, cases: types.ModuleType, path: Path, seed: int, overlays, timeout: float):
         self.cases = cases
@@ -991,7 +1003,8 @@ class Judge:
             cell.outputs.append(_error_output("NotJudged", text))
             add_flag(executor.nb, gid, text)
             return
-        channel = _Channel(executor, self.timeout)
+        left = executor.time_left() if hasattr(executor, "time_left") else None  # the notebook's time budget
+        channel = _Channel(executor, self.timeout if left is None else max(1.0, min(self.timeout, left)))
         token = _current.set([c.source for c in executor.nb.cells[:index] if c.cell_type == "code"])
         try:
             with warnings_silenced():
@@ -1023,8 +1036,10 @@ def warnings_silenced():
         yield
 
 
-def judge_for(executor, nb, resources) -> Judge | None:
-    """The judge of the notebook nbgrader is about to execute, or None when the judge is off.
+def judge_for(executor, nb, resources) -> NotebookJudge | None:
+    """The judge of the notebook nbgrader is about to execute (None outside autograding).
+
+    There is no switch to turn it off: without it the visible checks alone would decide.
 
     Parameters
     ----------
@@ -1045,13 +1060,18 @@ def judge_for(executor, nb, resources) -> Judge | None:
         The judge is on and the assignment has no hidden-test module (grading without it would give
         every test cell 0: fail before any student is graded).
     """
-    settings = JudgeSettings(config=executor.config)
+    settings = Judge(config=executor.config)
     info = (resources or {}).get("nbgrader") or {}
     assignment = info.get("assignment")
-    if not settings.enabled or not assignment:
+    if not assignment:
         return None
     root = _course_root(executor)
     path = root / settings.tests_dir / f"{assignment}.py"
+    if not path.is_file() and any(LEGACY_HIDDEN in c.get("source", "") for c in nb.cells if c.cell_type == "code"):
+        # an assignment whose hidden tests are still blocks in its notebook (being moved to hidden_tests/):
+        # they run in the kernel, as before the judge
+        executor.log.warning("%s: hidden tests in the notebook, not judged by the grader (no %s)", assignment, path)
+        return None
     cases = load_cases(path)
     seed = submission_seed(_secret(settings, root), assignment, str(info.get("student", "")))
     references = getattr(cases, "REFERENCES", {}) or {}
@@ -1062,4 +1082,4 @@ def judge_for(executor, nb, resources) -> Judge | None:
         copy = stripped_package(references, cache)
         overlays = ((copy, Path(__file__).resolve().parent),)
     timeout = settings.call_timeout or float(executor.timeout or 60)
-    return Judge(executor, cases, path, seed, overlays, timeout)
+    return NotebookJudge(executor, cases, path, seed, overlays, timeout)

@@ -6,10 +6,19 @@ package, talk to the network or leave a process behind. Here each kernel is star
 bubblewrap (Debian package ``bubblewrap``, the sandbox Flatpak uses) in fresh Linux namespaces:
 
 * **files by allow-list**: the system folders, the Python environment, the course package's
-  ``helpers/`` and ``data/`` read-only; the notebook's own working folder
-  (``autograded/<student>/<assignment>/``) read-write; an empty ``/tmp`` and ``HOME``. Nothing
-  else exists inside: not ``solutions/``, ``source/``, ``release/``, ``submitted/``, ``feedback/``,
-  the gradebook, ``nbgrader_config.py``, other students' folders, ``/run`` or the grader's home;
+  ``helpers/`` and ``data/`` read-only; an empty ``/tmp`` and ``HOME``. Nothing else exists
+  inside: not ``solutions/``, ``source/``, ``release/``, ``submitted/``, ``feedback/``, the
+  gradebook, ``nbgrader_config.py``, other students' folders, ``/run`` or the grader's home;
+* **a disk budget**: the kernel's working folder (at the path of
+  ``autograded/<student>/<assignment>/``) and ``/tmp`` are each a fresh tmpfs of at most
+  ``Sandbox.disk_mb`` MiB (bubblewrap's ``--size``, bubblewrap 0.7 or newer; Debian 12 has 0.8).
+  Nothing the kernel writes reaches the real folder, so nothing it writes reaches
+  ``autograded/`` or ``feedback/``; files the course ships beside the notebook (an assignment's
+  source folder's other files, copied there by nbgrader) are bound into it read-only, the
+  notebooks are not;
+* **a safe import path**: ``PYTHONSAFEPATH=1`` (also without the sandbox), so neither Python nor
+  IPython puts the working folder on ``sys.path``: a ``numpy.py`` or ``helpers/`` written there
+  is never imported in place of the real one;
 * **no network**: a network namespace of its own (the kernel talks to nbgrader through Unix
   sockets in a private folder, jupyter_client's ``ipc`` transport);
 * **no process left behind**: a PID namespace of its own, so every process the notebook started
@@ -41,7 +50,8 @@ from traitlets import Bool, Integer, List, Unicode
 from traitlets.config import Configurable
 
 __all__ = ["SandboxError", "find_bwrap", "configure", "Sandbox", "SandboxKernelManager", "bwrap_command",
-           "kernel_env", "DEFAULT_MEMORY_MB", "DEFAULT_MAX_PROCESSES"]
+           "kernel_env", "provided_files", "bwrap_supports_size", "DEFAULT_MEMORY_MB", "DEFAULT_MAX_PROCESSES",
+           "DEFAULT_DISK_MB"]
 
 #: Default memory limit of a kernel (address space, MiB). The course's nine worked solutions peak at
 #: 1.89-1.99 GB of address space in their sandboxed kernel (VmPeak in /proc/<pid>/status; most of it
@@ -53,6 +63,12 @@ DEFAULT_MEMORY_MB = 4096
 #: across the machine, so it must leave room for the grader's own). A kernel uses about ten
 #: threads; 512 stops a fork bomb within a second and leaves room for a grader's session.
 DEFAULT_MAX_PROCESSES = 512
+
+#: Default size (MiB) of each of the kernel's two writable folders, its working folder and /tmp
+#: (tmpfs, so also memory of the machine when filled). Every worked solution leaves its working
+#: folder empty and at most 0.12 MB in /tmp (matplotlib's font cache, notebook 10's temporary
+#: lexicon files); 100 MiB is about a thousand times that.
+DEFAULT_DISK_MB = 100
 
 #: Environment variables a sandboxed kernel keeps (plus names starting with ENV_PREFIXES).
 #: Everything else (database URLs, passwords, tokens, JPY_PARENT_PID) is dropped.
@@ -98,6 +114,32 @@ def find_bwrap() -> str | None:
     return shutil.which("bwrap") or shutil.which("bwrap", path="/usr/bin:/bin:/usr/local/bin")
 
 
+def bwrap_supports_size(bwrap: str) -> bool:
+    """Whether this bubblewrap has ``--size`` (0.7.0 and newer, not installed setuid).
+
+    Parameters
+    ----------
+    bwrap : str
+        The bubblewrap executable.
+
+    Returns
+    -------
+    bool
+    """
+    if bwrap not in _SIZE_SUPPORT:
+        try:
+            out = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10)
+            help_text = out.stdout + out.stderr
+        except (OSError, subprocess.SubprocessError):
+            help_text = ""
+        setuid = bool(os.stat(bwrap).st_mode & 0o4000) if os.path.exists(bwrap) else False
+        _SIZE_SUPPORT[bwrap] = "--size" in help_text and not setuid
+    return _SIZE_SUPPORT[bwrap]
+
+
+_SIZE_SUPPORT: dict[str, bool] = {}
+
+
 def _missing_message() -> str:
     return f"bubblewrap (`bwrap`) is not installed, so submissions cannot be graded in a sandbox. {_INSTALL}"
 
@@ -111,6 +153,9 @@ class Sandbox(Configurable):
     max_processes = Integer(DEFAULT_MAX_PROCESSES, help="Process limit (RLIMIT_NPROC) of a kernel: processes and "
                             "threads of the grading user, counted across the machine; Linux does not apply it "
                             "to root (0: no limit).").tag(config=True)
+    disk_mb = Integer(DEFAULT_DISK_MB, help="Size in MiB of each of the kernel's writable folders (its working "
+                      "folder and /tmp, both tmpfs); a write beyond it fails with 'No space left on device' "
+                      "(0: no limit).").tag(config=True)
     course_root = Unicode("", help="The course folder (default: CourseDirectory.root, else the current "
                                    "folder). Never visible inside the sandbox.").tag(config=True)
     read_only = List(Unicode(), help="Extra folders the kernel may read (e.g. a shared data folder).").tag(config=True)
@@ -178,7 +223,7 @@ def read_only_paths(course_root: Path, extra=(), env: dict | None = None) -> lis
 
 def kernel_env(env: dict, extra_allow=()) -> dict:
     """The environment of a sandboxed kernel: the allow-listed variables of ``env``, a private
-    ``HOME`` and ``TMPDIR``, one BLAS thread and two malloc arenas unless set (many kernels share the
+    ``HOME`` and ``TMPDIR``, ``PYTHONSAFEPATH=1`` (the working folder is not on ``sys.path``), one BLAS thread and two malloc arenas unless set (many kernels share the
     grading machine, and each thread's buffers and arenas count against the memory limit).
 
     Parameters
@@ -195,7 +240,8 @@ def kernel_env(env: dict, extra_allow=()) -> dict:
     """
     allow = set(ENV_ALLOW) | set(extra_allow)
     out = {k: v for k, v in env.items() if k in allow or k.startswith(ENV_PREFIXES)}
-    out.update(HOME=SANDBOX_HOME, TMPDIR="/tmp", PATH=env.get("PATH", "/usr/local/bin:/usr/bin:/bin"))
+    out.update(HOME=SANDBOX_HOME, TMPDIR="/tmp", PATH=env.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+               PYTHONSAFEPATH="1")
     for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         out.setdefault(k, "1")
     out.setdefault("MALLOC_ARENA_MAX", "2")  # glibc reserves 64 MB per thread arena otherwise (0.75 GB measured)
@@ -203,7 +249,8 @@ def kernel_env(env: dict, extra_allow=()) -> dict:
 
 
 def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env: dict, memory_mb: int = 0,
-                  max_processes: int = 0, bwrap: str = "bwrap", overlays=()) -> list[str]:
+                  max_processes: int = 0, bwrap: str = "bwrap", overlays=(), disk_mb: int = 0,
+                  provided=()) -> list[str]:
     """The bubblewrap command line that runs ``kernel_cmd`` in the sandbox.
 
     Parameters
@@ -211,7 +258,8 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     kernel_cmd : list of str
         The kernel's own command (``python -m ipykernel_launcher -f <connection file>``).
     workdir : path
-        The notebook's folder: the only folder the kernel may write (also its working folder).
+        The notebook's folder: the kernel's working folder, seen inside as a fresh tmpfs (with
+        ``disk_mb``) or as the real folder, writable (``disk_mb=0``).
     private_dir : path
         The per-kernel folder holding the connection file and the ZeroMQ Unix sockets.
     read_only : list of paths
@@ -228,6 +276,12 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
         ``(source, destination)`` pairs bound read-only after the other folders, so ``source`` is
         seen at ``destination`` instead of what is there (the judge puts a copy of the course package
         without an assignment's reference implementations over the package).
+    disk_mb : int
+        Size of the tmpfs at ``workdir`` and of ``/tmp`` in MiB; 0: ``/tmp`` without a size limit
+        and the real ``workdir`` bound writable.
+    provided : iterable of paths
+        Files or folders inside ``workdir`` bound read-only into its tmpfs (what the course ships
+        beside the notebook; ignored with ``disk_mb=0``, which shows the whole folder).
 
     Returns
     -------
@@ -246,7 +300,8 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
             cmd += ["--ro-bind", str(p), str(p)]
     for name in ETC_ALLOW:
         cmd += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+    size = ["--size", str(int(disk_mb) * 1024 * 1024)] if disk_mb else []
+    cmd += ["--dev", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
     # parents before children, so a folder bound inside another one stays visible
     for p in sorted({Path(p) for p in read_only}, key=lambda p: (len(p.parts), str(p))):
         cmd += ["--ro-bind", str(p), str(p)]
@@ -255,12 +310,36 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     cmd += ["--bind", str(private_dir), str(private_dir)]
     for f in sorted(private_dir.glob("*.json")):  # the connection file: the kernel reads it, never writes it
         cmd += ["--ro-bind", str(f), str(f)]
-    cmd += ["--bind", str(workdir), str(workdir), "--remount-ro", "/", "--chdir", str(workdir), "--"]
+    if disk_mb:
+        cmd += [*size, "--tmpfs", str(workdir)]
+        for p in sorted(Path(p).resolve() for p in provided):
+            if _is_within(p, workdir) and p != workdir:
+                cmd += ["--ro-bind", str(p), str(p)]
+    else:
+        cmd += ["--bind", str(workdir), str(workdir)]
+    cmd += ["--remount-ro", "/", "--chdir", str(workdir), "--"]
     limits = ([f"--as={int(memory_mb) * 1024 * 1024}"] if memory_mb else []) + (
         [f"--nproc={int(max_processes)}"] if max_processes else [])
     if limits:
         cmd += ["prlimit", *limits, "--"]
     return cmd + list(kernel_cmd)
+
+
+def provided_files(workdir) -> list[Path]:
+    """What the course ships beside a notebook: the entries of ``workdir`` other than notebooks,
+    nbgrader's ``timestamp.txt``, links and special files (nbgrader copies an assignment's other
+    source files there; a submission's own files were dropped, :mod:`helpers.submission`)."""
+    out = []
+    try:
+        entries = list(os.scandir(workdir))
+    except OSError:
+        return out
+    for e in entries:
+        if e.name.endswith(".ipynb") or e.name == "timestamp.txt" or e.is_symlink():
+            continue
+        if e.is_file(follow_symlinks=False) or e.is_dir(follow_symlinks=False):
+            out.append(Path(e.path))
+    return sorted(out)
 
 
 def check_workdir(workdir: Path, course_root: Path, read_only) -> None:
@@ -296,15 +375,21 @@ class SandboxKernelManager(AsyncKernelManager):
         settings = self._sandbox()
         if not settings.enabled:
             kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
+            env = dict(kw.get("env") or os.environ)
+            env["PYTHONSAFEPATH"] = "1"  # the working folder is not on sys.path
             if self.overlays:
-                env = dict(kw.get("env") or os.environ)
                 first = [str(Path(source).resolve().parent) for source, _ in self.overlays]
                 env["PYTHONPATH"] = os.pathsep.join(first + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-                kw["env"] = env
+            kw["env"] = env
             return kernel_cmd, kw
         bwrap = find_bwrap()
         if bwrap is None:
             raise SandboxError(_missing_message())
+        if settings.disk_mb and not bwrap_supports_size(bwrap):
+            raise SandboxError(f"{bwrap} cannot limit the kernel's disk (its --size option needs bubblewrap 0.7 or "
+                               "newer, not installed setuid): install a newer bubblewrap (Debian 12 has 0.8), or "
+                               "grade without a disk budget with --Sandbox.disk_mb=0 (a submission may then fill "
+                               "the disk of autograded/ and feedback/).")
         if self._private_dir is None:  # kept across restarts (same connection file)
             self._private_dir = tempfile.mkdtemp(prefix="weat-kernel-")
             self.transport = "ipc"
@@ -324,7 +409,8 @@ class SandboxKernelManager(AsyncKernelManager):
         kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's connection banner, not the student's prints
         cmd = bwrap_command(kernel_cmd, workdir=workdir, private_dir=self._private_dir, read_only=read_only,
                             env=kw["env"], memory_mb=settings.memory_mb,
-                            max_processes=settings.max_processes, bwrap=bwrap, overlays=self.overlays)
+                            max_processes=settings.max_processes, bwrap=bwrap, overlays=self.overlays,
+                            disk_mb=settings.disk_mb, provided=provided_files(workdir))
         self.log.debug("Sandboxed kernel: %s", cmd)
         return cmd, kw
 
@@ -343,7 +429,11 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, requir
 
     Puts ``helpers.execute.ResilientExecute`` in place of nbgrader's ``Execute`` in
     ``Autograde.autograde_preprocessors`` (a cell that hangs or kills its kernel costs that cell
-    only) and sets ``Sandbox.enabled`` / ``Sandbox.memory_mb``.
+    only; the time and output budgets) and sets ``Sandbox.enabled`` / ``Sandbox.memory_mb``. A
+    configuration that lacks them also gets the rules of :mod:`helpers.submission` and
+    :mod:`helpers.rendering` (``nbgrader_config.py`` sets them itself): ``TakeSubmission`` first
+    and ``ShowStudentText`` last in ``Autograde.sanitize_preprocessors``, the
+    ``Autograde.pre_convert_hook``, ``ExchangeFactory.collect`` and ``HTMLExporter.sanitize_html``.
 
     Parameters
     ----------
@@ -374,11 +464,13 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, requir
     from nbgrader.preprocessors import Execute
 
     from .execute import ResilientExecute
+    from .rendering import ShowStudentText
+    from .submission import TakeSubmission
 
     current = cfg.Autograde.get("autograde_preprocessors") or Autograde.class_traits()["autograde_preprocessors"].default()
     swapped = []
     for pp in current:
-        name = pp if isinstance(pp, str) else f"{pp.__module__}.{pp.__qualname__}"
+        name = _dotted_name(pp)
         if pp is Execute or name in ("nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute",
                                      "helpers.execute.ResilientExecute"):
             pp = ResilientExecute
@@ -386,7 +478,25 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, requir
     if ResilientExecute not in swapped:
         raise SandboxError("Autograde.autograde_preprocessors has no Execute step to sandbox: " + repr(current))
     cfg.Autograde.autograde_preprocessors = swapped
+    sanitize = list(cfg.Autograde.get("sanitize_preprocessors")
+                    or Autograde.class_traits()["sanitize_preprocessors"].default())
+    names = [_dotted_name(pp) for pp in sanitize]
+    if "helpers.submission.TakeSubmission" not in names:
+        sanitize.insert(0, TakeSubmission)
+    if "helpers.rendering.ShowStudentText" not in names:
+        sanitize.append(ShowStudentText)
+    cfg.Autograde.sanitize_preprocessors = sanitize
+    if "pre_convert_hook" not in cfg.Autograde:
+        cfg.Autograde.pre_convert_hook = "helpers.submission.before_autograde"
+    if "collect" not in cfg.ExchangeFactory:
+        cfg.ExchangeFactory.collect = "helpers.submission.SafeCollect"
+    if "sanitize_html" not in cfg.HTMLExporter:
+        cfg.HTMLExporter.sanitize_html = True
     cfg.Sandbox.enabled = bool(sandbox)
     if memory_mb is not None:
         cfg.Sandbox.memory_mb = int(memory_mb)
     return cfg
+
+
+def _dotted_name(pp) -> str:
+    return pp if isinstance(pp, str) else f"{pp.__module__}.{pp.__qualname__}"

@@ -43,6 +43,9 @@ import tokenize
 from pathlib import Path
 
 from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_grade, is_locked, is_solution
+
+from .flags import grade_id, safe_name
 
 __all__ = ["ALLOWED_IMPORTS", "SIMILARITY_THRESHOLD", "REFERENCE_MODULES", "scan_notebook", "scan_source",
            "similarity", "near_copies", "reference_sources", "ScanAnswers"]
@@ -174,18 +177,30 @@ def _imports(tree) -> dict[str, str]:
     return out
 
 
+#: The reason given for a cell the scan cannot read: it fails closed (a flag), never silently passes.
+UNREADABLE = ("could not be read as Python by the scan (a syntax error, or code nested too deeply), so nothing "
+              "in it was checked; a person should look")
+
+
+def _compile(text: str):
+    """The syntax tree of ``text`` as the kernel compiles it (IPython allows a top-level ``await``)."""
+    return compile(text, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                   dont_inherit=True)
+
+
 def _parse(source: str):
-    """(tree, uses_magics) for a cell: plain Python, or IPython syntax turned into Python."""
+    """(tree, uses_magics) for a cell: plain Python, or IPython syntax turned into Python; tree is
+    None when the cell is neither (the callers flag that: the scan fails closed)."""
     try:
-        return ast.parse(source), False
-    except SyntaxError:
+        return _compile(source), False
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
         transformed = TransformerManager().transform_cell(source)
-        tree = ast.parse(transformed)
-    except Exception:  # noqa: BLE001 - a cell that is not Python at all fails when it runs: no flag
+        tree = _compile(transformed)
+    except Exception:  # noqa: BLE001 - not Python: scan_source flags it (UNREADABLE)
         return None, False
     return tree, transformed.strip() != source.strip()
 
@@ -219,7 +234,7 @@ def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), cour
 
     tree, magics = _parse(source)
     if tree is None:
-        return reasons
+        return [UNREADABLE]
     if magics:
         flag("uses IPython magics or shell commands (lines starting with % or !): the cell is not plain Python")
     imported = _imports(tree)
@@ -242,7 +257,7 @@ def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), cour
             target = n.args[0] if n.args else None
             if isinstance(target, ast.Constant) and isinstance(target.value, str) \
                     and (target.value.startswith(("/", "~")) or ".." in target.value):
-                flag(f"opens {target.value!r}, a file outside the notebook's folder")
+                flag(f"opens {safe_name(target.value)!r}, a file outside the notebook's folder")
     for n in ast.walk(tree):
         if isinstance(n, (ast.Import, ast.ImportFrom)):
             names = ([a.name for a in n.names] if isinstance(n, ast.Import)
@@ -402,7 +417,7 @@ def near_copies(source: str, threshold: float = SIMILARITY_THRESHOLD) -> list[tu
     """
     tree, _ = _parse(source)
     if tree is None:
-        return []
+        return []  # scan_source flags the cell
     found = []
     refs = reference_sources()
     for node in tree.body:
@@ -422,13 +437,10 @@ def near_copies(source: str, threshold: float = SIMILARITY_THRESHOLD) -> list[tu
 # A notebook
 # ---------------------------------------------------------------------------------------------
 
-def _meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {})
-
-
 def _student_controlled(cell) -> bool:
-    m = _meta(cell)
-    return cell.cell_type == "code" and (m.get("solution") or not (m.get("grade") or m.get("locked")))
+    """A code cell the student may change: an answer cell, or any cell nbgrader does not restore
+    (cell roles as nbgrader reads them: :func:`nbgrader.utils.is_solution`, ``is_locked``)."""
+    return cell.cell_type == "code" and (is_solution(cell) or not is_locked(cell))
 
 
 def _names_loaded(source: str) -> set[str]:
@@ -461,9 +473,9 @@ def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) 
     provided = set()
     if release is not None:
         provided = {c.source.strip() for c in release.cells
-                    if c.cell_type == "code" and not _meta(c).get("solution")}
+                    if c.cell_type == "code" and not is_solution(c)}
     course_cells = [c for c in nb.cells if c.cell_type == "code" and not _student_controlled(c)]
-    course_cells += [c for c in nb.cells if _student_controlled(c) and not _meta(c).get("solution")
+    course_cells += [c for c in nb.cells if _student_controlled(c) and not is_solution(c)
                      and c.source.strip() in provided]
     course_imports: dict[str, str] = {}
     for c in course_cells:
@@ -471,7 +483,7 @@ def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) 
         if tree is not None:
             course_imports.update(_imports(tree))
     modules, course_names = set(course_imports), set(course_imports)
-    tests = [c for c in nb.cells if c.cell_type == "code" and _meta(c).get("grade")]
+    tests = [c for c in nb.cells if c.cell_type == "code" and is_grade(c)]
     used = set().union(*[_names_loaded(c.source) for c in tests]) if tests else set()
     protected = (used & (course_names | set(dir(builtins)))) | {n for n in used if n.startswith("check_")}
     protected |= {n for n in course_names if n.startswith("check_") or n == "quiet"}
@@ -479,14 +491,17 @@ def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) 
     for k, cell in enumerate(nb.cells, 1):
         if not _student_controlled(cell):
             continue
-        if not _meta(cell).get("solution") and cell.source.strip() in provided:
+        if not is_solution(cell) and cell.source.strip() in provided:
             continue
-        where = _meta(cell).get("grade_id") or f"cell {k}"
-        for reason in scan_source(cell.source, modules=modules, protected=protected, course_imports=course_imports):
-            flags.append({"cell": where, "reason": reason})
-        for func, ref, score in near_copies(cell.source, threshold):
-            flags.append({"cell": where, "reason": f"{func} is a near-copy of the course's reference "
-                                                   f"helpers.{ref} (similarity {score:.2f})"})
+        where = grade_id(cell) or f"cell {k}"
+        try:
+            for reason in scan_source(cell.source, modules=modules, protected=protected, course_imports=course_imports):
+                flags.append({"cell": where, "reason": reason})
+            for func, ref, score in near_copies(cell.source, threshold):
+                flags.append({"cell": where, "reason": f"{func} is a near-copy of the course's reference "
+                                                       f"helpers.{ref} (similarity {score:.2f})"})
+        except (RecursionError, MemoryError, ValueError, SyntaxError) as exc:  # fail closed
+            flags.append({"cell": where, "reason": f"{UNREADABLE} ({type(exc).__name__})"})
     return flags
 
 
@@ -520,6 +535,12 @@ class ScanAnswers(NbGraderPreprocessor):
             release = _release_for(self.config, info.get("assignment", ""), info.get("notebook", ""))
         except Exception as exc:  # noqa: BLE001 - without the release every unlocked cell is scanned
             self.log.warning("scan: release notebook not found (%s); scanning every unlocked cell", exc)
-        for f in scan_notebook(nb, release):
+        try:
+            found = scan_notebook(nb, release)
+        except Exception as exc:  # noqa: BLE001 - fail closed: a scan that breaks flags the notebook
+            self.log.warning("scan failed: %s", exc)
+            found = [{"cell": None, "reason": f"The scan of the student's code failed ({type(exc).__name__}), so "
+                                              "nothing in this notebook was checked; a person should look."}]
+        for f in found:
             add_flag(nb, f["cell"], f["reason"])
         return nb, resources

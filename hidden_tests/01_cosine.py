@@ -104,8 +104,17 @@ def cosine_matrix_tests(nb, seed):
 
 
 def cosine_matrix_vectorised_tests(nb, seed):
-    """Hidden tests of the cell `cosine_matrix_vectorised_tests`."""
+    """Hidden tests of the cell `cosine_matrix_vectorised_tests`: a right answer, without a loop.
+
+    The point is for vectorised code that works: a stub or a wrong answer without loops earns nothing.
+    """
+    from helpers import statistics as _reference
     cosine_matrix = nb.cosine_matrix
+    _rng = np.random.default_rng([seed, 2024])
+    _U, _V = _rng.normal(size=(4, 6)), _rng.normal(size=(3, 6))
+    with _chk.quiet():
+        _chk.check_close(cosine_matrix(_U, _V), _reference.cosine_matrix(_U, _V),
+                         "cosine_matrix of a 4 x 6 and a 3 x 6 matrix (the vectorised point needs a right answer)")
     # cosine_matrix and every function of this notebook it uses, also loops in disguise (np.vectorize, map, ...)
     _chk.check_vectorised(cosine_matrix, hint="Write unit_rows(M) as M / np.linalg.norm(M, axis=1, keepdims=True) "
                           "and cosine_matrix(U, V) as unit_rows(U) @ unit_rows(V).T.")

@@ -495,6 +495,23 @@ def _significant(line: str) -> bool:
     return len(s) >= 8 and re.search(r"[A-Za-z]", s) is not None and s not in MARKERS
 
 
+def hidden_cases(assignment: str) -> dict:
+    """``{grade_id: source}``: the hidden tests of each test cell, from ``hidden_tests/<assignment>.py``
+    (the functions named like a cell; {} when the module does not exist)."""
+    import ast
+
+    path = HIDDEN_DIR / f"{assignment}.py"
+    if not path.is_file():
+        return {}
+    text = path.read_text()
+    return {node.name: ast.get_source_segment(text, node) for node in ast.parse(text).body
+            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")}
+
+
+#: the line a test cell ends with, where its hidden tests used to be (helpers.judge runs them)
+HIDDEN_MARKER = "# Hidden tests of this exercise run in the grader, outside this notebook ({assignment}: {grade_id})."
+
+
 def hidden_and_solution_lines(solution_nb, assignment: str | None = None) -> dict:
     """``{"hidden": {...}, "solution": {...}}``: significant lines that occur *only* inside
     ``### BEGIN HIDDEN TESTS`` or ``### BEGIN SOLUTION`` blocks of the source notebook, or in the

@@ -1,17 +1,20 @@
-"""Submissions that try to get marks without the work, through the REAL autograde (issue 10, items 4 and 5).
+"""Submissions that try to get marks without the work, through the REAL autograde (issues 10 and 18).
 
-Every attack below was verified to earn marks on the released ``01_cosine`` before the defences:
-the static scan before execution (:mod:`helpers.scan`, flags for a person), pristine references
-and privately imported checks in the hidden tests (:mod:`helpers.checks`), and the run-time watch
-of the reference functions (``check_own_work(..., run=...)``).
+Every attack below earned marks on the released ``01_cosine`` at some point: the first group
+(``ATTACKS``, issue 10) before the static scan and the pristine checks; the second (``JUDGED``, issue 18)
+even with them, because the grade was still decided inside the student's kernel. Since issue 18 the
+hidden tests run in the grader's process on values the kernel returns (:mod:`helpers.judge`), and the
+judged kernel has no reference implementation of the assignment's exercises: an answer that is wrong
+earns nothing, whatever else the notebook does to its kernel. The scan still flags what honest answers
+never need, for a person; it is no longer the defence, so these tests do not rely on it.
 
 All submissions are graded in ONE nbgrader run, in name order: an honest student first and last
 (full marks, no flag), the attackers in between, then a wrong-but-quiet submission (0 for the
-wrong exercise, no flag). For each attacker, every test cell scores 0 unless the gradebook marks
-it ``needs_manual_grade`` and :func:`helpers.flags.read_flags` reports the student (a flag keeps
-the auto score: a person decides). Attackers answer only ``cosine`` (the other answers stay the
-release's stubs), so none of their points is earned honestly. The course's files and the installed
-package are unchanged afterwards.
+wrong exercise, no flag). Attackers answer only ``cosine``, and wrongly (or through the course's
+reference implementation); the other answers stay the release's stubs. Each attacker's automatic
+score is 0, flagged or not, except for a copy of the reference's code, which computes right answers
+itself (copying is not something a grader can tell from the work; the scan flags it for a person).
+The course's files and the installed package are unchanged afterwards.
 """
 from __future__ import annotations
 
@@ -146,6 +149,86 @@ def cosine(a, b) -> float:
 ''', True),
 }
 
+# Issue 18: attacks that defeated the checks while they ran in the kernel (student id: answer cell source).
+JUDGED = {
+    "param-rebind": '''
+import helpers.checks as _c
+
+def _off(module):
+    module.check_close = module.check_type = module.check_raises = module.check_own_work = lambda *a, **k: None
+
+_off(_c)
+''' + CONSTANT,
+    "daemon-thread": '''
+import threading
+import time
+import helpers.checks as _c
+
+def _keep_patching():
+    while True:
+        _c.check_close = _c.check_type = _c.check_raises = lambda *a, **k: None
+        time.sleep(0.001)
+
+threading.Thread(target=_keep_patching, daemon=True).start()
+''' + CONSTANT,
+    "shell-through-allowed-module": '''
+import warnings
+_ip = warnings.sys.modules["IPython"].get_ipython()
+_ip.input_transformers_post.append(lambda lines: ["pass\\n"] if any("check_" in l for l in lines) else lines)
+''' + CONSTANT,
+    "ctypes-bytes": '''
+import numpy
+numpy.ctypeslib.ctypes.pythonapi.PyRun_SimpleString(
+    bytes.fromhex("696d706f72742068656c706572732e636865636b7320617320633b20632e636865636b5f636c6f7365203d206c616d626461202a612c202a2a6b3a204e6f6e65"))
+''' + CONSTANT,
+    "frame-walk": '''
+def cosine(u, v):
+    def _up():
+        frame = _gen.gi_frame.f_back
+        while frame is not None:
+            for name in ("check_close", "check_type", "check_raises"):
+                if name in frame.f_globals:
+                    frame.f_globals[name] = lambda *a, **k: None
+            frame = frame.f_back
+        yield 0
+    _gen = _up()
+    next(_gen)
+    return 0.0
+''',
+    "reference-in-container": '''
+import helpers.statistics
+_box = {"f": [helpers.statistics.cosine]}
+
+def cosine(u, v):
+    return _box["f"][0](u, v)
+''',
+    "source-in-assertion": '''
+def cosine(u, v):
+    raise AssertionError("\\n".join(In))
+''',
+}
+
+#: files a submission brings beside its notebook: a fake course package whose checks pass everything
+BESIDE = {"helpers/__init__.py": "", "helpers/checks.py": (
+    "def __getattr__(name):\n    return lambda *a, **k: None\n")}
+
+#: a callable object with loops, for the one point of "vectorised" (its values are right)
+LOOPY_OBJECT = '''
+class _CosineMatrix:
+    def __call__(self, U, V):
+        U = np.asarray(U, dtype=float)
+        V = np.asarray(V, dtype=float)
+        if U.shape[1] != V.shape[1]:
+            raise ValueError("different d")
+        out = np.empty((len(U), len(V)))
+        for i in range(len(U)):
+            for j in range(len(V)):
+                out[i, j] = cosine(U[i], V[j])
+        return out
+
+cosine_matrix = _CosineMatrix()
+'''
+
 WRONG_QUIET_COSINE = '''
 def cosine(u, v):
     u = np.asarray(u, dtype=float)
@@ -206,8 +289,16 @@ def graded(tmp_path_factory):
                        "new-cell": _with_new_cell(stubs)}
         for sid, (source, _) in ATTACKS.items():
             submissions[sid] = _answer(stubs, "cosine_solution", source)
+        for sid, source in JUDGED.items():
+            submissions[sid] = _answer(stubs, "cosine_solution", source)
+        submissions["files-beside"] = _answer(stubs, "cosine_solution", CONSTANT)
+        submissions["loopy-object"] = _answer(full, "cosine_matrix_solution", LOOPY_OBJECT)
         for sid, nbs in submissions.items():
             nbt.submit(root, A, sid, nbs)
+        for name, text in BESIDE.items():
+            path = root / "submitted" / "files-beside" / A / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
         # one nbgrader run, students in name order (honest first and last)
         result = api.autograde(A, "*", force=True, create=True)
         scores = {}
@@ -217,7 +308,11 @@ def graded(tmp_path_factory):
             except Exception:  # noqa: BLE001 - not graded: test_every_submission_is_graded says which
                 scores[s] = {}
         flags = read_flags(api.coursedir.db_url, [A])
-    return {"scores": scores, "flags": flags, "before": before, "after": _digest(course_files), "result": result}
+        api.generate_feedback(A, "source-in-assertion")
+        feedback = "".join(p.read_text() for p in (root / "feedback" / "source-in-assertion" / A).glob("*.html"))
+        hidden = nbt.hidden_and_solution_lines(nbt.read_nb(root / "solutions" / A / f"{A}.ipynb"), A)["hidden"]
+    return {"scores": scores, "flags": flags, "before": before, "after": _digest(course_files), "result": result,
+            "feedback": feedback, "hidden": hidden}
 
 
 def test_every_submission_is_graded(graded):
@@ -248,21 +343,30 @@ def test_wrong_but_quiet_submission_still_gets_zero(graded):
     assert _flagged(graded, WRONG_QUIET) == []
 
 
-@pytest.mark.parametrize("student", list(ATTACKS) + ["new-cell"])
-def test_attacker_gets_no_points_unless_flagged(graded, student):
+@pytest.mark.parametrize("student", [s for s in ATTACKS if s != "reference-near-copy"] + list(JUDGED)
+                         + ["new-cell", "files-beside"])
+def test_attacker_earns_no_point(graded, student):
+    """A wrong answer (or one through the reference) earns nothing, flagged or not."""
     grades = _code(graded["scores"][student])
-    flags = _flagged(graded, student)
-    must_flag = ATTACKS.get(student, ("", True))[1]
-    for gid, g in grades.items():
-        if g["score"] > 0:
-            assert g["needs_manual_grade"] and flags, (
-                f"{student}: {gid} earned {g['score']} points without the work and without a flag")
-    if must_flag:
-        assert flags, f"{student}: the scan did not flag it"
-        assert grades["cosine_tests"]["needs_manual_grade"]
-        assert all(f["reason"] for f in flags)
-    else:  # the reference kept in the function: the hidden test's check_own_work costs the exercise
-        assert grades["cosine_tests"]["score"] == 0.0
+    earned = {gid: g["auto_score"] for gid, g in grades.items() if g["auto_score"]}
+    assert not earned, f"{student} earned points for a wrong answer: {earned}"
+
+
+def test_a_callable_object_with_loops_earns_neither_cosine_matrix_cell(graded):
+    """Its values are right, but the grader reads the code of a `def`: an object it cannot read fails
+    both the own-work rule and the vectorised point (each message says to define it with `def`)."""
+    grades = _code(graded["scores"]["loopy-object"])
+    judged = {"cosine_matrix_tests", "cosine_matrix_vectorised_tests"}
+    assert all(grades[gid]["auto_score"] == 0.0 for gid in judged), grades
+    assert all(g["auto_score"] == g["max_score"] for gid, g in grades.items() if gid not in judged), grades
+
+
+def test_feedback_never_shows_hidden_tests(graded):
+    """An answer that raises an AssertionError carrying the cells' source: no hidden test is in a cell."""
+    assert graded["hidden"] and graded["feedback"]
+    shown = [line for line in graded["hidden"] if line in graded["feedback"]]
+    assert not shown, shown[:3]
+    assert "check_close" in graded["feedback"]  # the visible checks' source was what it could show
 
 
 def test_flags_name_the_cell_and_the_reason(graded):

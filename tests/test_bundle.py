@@ -142,7 +142,9 @@ def test_no_solution_or_hidden_test_in_the_bundle(bundle):
                             later.append(f"{a} solution line in {b}: {line!r}")
                         else:
                             assert line not in lines, f"{a}/{name}: a {kind} line is in the released {b}: {line!r}"
-            for block in _hidden_blocks(source):
+            blocks = _hidden_blocks(source) + [[ln.strip() for ln in case.split("\n") if ln.strip()]
+                                               for case in nbt.hidden_cases(a).values()]
+            for block in blocks:
                 for fname, windows in package.items():
                     common = _windows(block) & windows
                     assert not common, f"{a}/{name}: hidden-test lines in the bundle's {fname}: {sorted(common)[0]}"

@@ -253,12 +253,6 @@ def _visible_part(source: str) -> str:
     return source.split(nbt.BEGIN_HIDDEN)[0]
 
 
-def _hidden_part(source: str) -> str:
-    if nbt.BEGIN_HIDDEN not in source:
-        return ""
-    return source.split(nbt.BEGIN_HIDDEN, 1)[1].split(nbt.END_HIDDEN)[0]
-
-
 def test_no_notebook_claims_all_tests_passed(assignment):
     pattern = re.compile(r"all (the )?(visible )?(tests|checks) (have )?passed|tests passed!", re.I)
     for folder in (nbt.SOLUTIONS_DIR, nbt.RELEASE_DIR):
@@ -275,17 +269,24 @@ def test_every_visible_check_says_what_it_does_not_cover(assignment):
             last_print = visible[visible.rfind("print("):] if "print(" in visible else ""
             assert re.search(r"\bnot\b|n't\b", last_print, flags=re.I), (
                 f"{name}.ipynb {nbt.grade_id(cell)}: the visible checks must end by printing what they do not cover")
-            assert nbt.BEGIN_HIDDEN in cell.source, f"{name}.ipynb {nbt.grade_id(cell)} has no hidden tests"
+            gid = nbt.grade_id(cell)
+            if not nbt.hidden_cases(assignment):  # hidden tests not moved out of this notebook yet
+                assert nbt.BEGIN_HIDDEN in cell.source, f"{name}.ipynb {gid} has no hidden tests"
+                continue
+            assert gid in nbt.hidden_cases(assignment), f"hidden_tests/{assignment}.py has no hidden tests for {gid}"
+            marker = nbt.HIDDEN_MARKER.format(assignment=assignment, grade_id=gid)
+            assert cell.source.rstrip().endswith(marker), f"{name}.ipynb {gid} does not end with the line {marker!r}"
 
 
 def test_hidden_tests_never_reveal_expected_values_in_code(assignment):
-    for name in nbt.notebook_names(assignment):
-        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{name}.ipynb")
-        for cell in nbt.test_cells(nb):
-            hidden = _hidden_part(cell.source)
-            assert "reveal=True" not in hidden, f"{name}.ipynb {nbt.grade_id(cell)}: a hidden check uses reveal=True"
-            assert not re.search(r"np\.testing\.assert_|numpy\.testing\.assert_", hidden), (
-                f"{name}.ipynb {nbt.grade_id(cell)}: np.testing asserts print the expected value; use helpers.checks")
+    cases = nbt.hidden_cases(assignment)
+    if not cases:  # not moved yet: the hidden blocks of the notebook
+        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{assignment}.ipynb")
+        cases = {nbt.grade_id(c): c.source.split(nbt.BEGIN_HIDDEN, 1)[-1] for c in nbt.test_cells(nb)}
+    for gid, hidden in cases.items():
+        assert "reveal=True" not in hidden, f"hidden_tests/{assignment}.py {gid}: a hidden check uses reveal=True"
+        assert not re.search(r"np\.testing\.assert_|numpy\.testing\.assert_", hidden), (
+            f"hidden_tests/{assignment}.py {gid}: np.testing asserts print the expected value; use helpers.checks")
 
 
 _LONG_NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d{3,}")

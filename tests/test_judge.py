@@ -6,7 +6,6 @@ tested on its own, against hand-made values, and the kernel side against a real 
 """
 from __future__ import annotations
 
-import ast
 import base64
 import io
 import json
@@ -302,7 +301,13 @@ def test_submission_seeds_differ_by_student_and_secret():
 def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
     import nbgrader_tools as nbt
 
+    moved = 0
     for a in nbt.discover_assignments():
+        if not (nbt.HIDDEN_DIR / f"{a}.py").is_file():  # not moved yet: its hidden tests are still in-notebook
+            nb = nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb")
+            assert all("### BEGIN HIDDEN TESTS" in c.source for c in nbt.test_cells(nb)), f"{a} has no hidden tests"
+            continue
+        moved += 1
         module = judge.load_cases(nbt.HIDDEN_DIR / f"{a}.py")
         graded = set()
         for name in nbt.notebook_names(a):
@@ -316,6 +321,7 @@ def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
         assert graded == cases, f"{a}: graded cells without hidden tests {graded - cases}, hidden tests of no cell {cases - graded}"
         refs = getattr(module, "REFERENCES", {})
         judge.stripped_package(refs, Path(__import__("tempfile").mkdtemp()))  # every name exists
+    assert moved >= 4
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -356,6 +362,9 @@ def test_a_call_that_never_returns_is_interrupted(kernel):
     nb = NotebookProxy(_Channel(kernel, timeout=1))
     with pytest.raises(judge.KernelStuck):
         nb.slow()
+    with pytest.raises(judge.KernelStuck):  # not turned into a wrong answer by the hidden tests' quiet()
+        with judge.checks.quiet():
+            nb.slow()
     # the kernel still answers afterwards
     assert NotebookProxy(_Channel(kernel, timeout=30)).cosine([1.0], [2.0]) == 1.0
 

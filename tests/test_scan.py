@@ -140,3 +140,26 @@ def test_add_flag_and_notebook_flags():
                                         {"cell": None, "reason": "the kernel died"}]
     nb2 = nbformat.reads(nbformat.writes(nb), as_version=4)  # survives writing, as between nbgrader's passes
     assert flags.notebook_flags(nb2) == flags.notebook_flags(nb)
+
+
+@pytest.mark.parametrize("code", ["def f(:\n    pass", "x = (" * 250 + ")" * 250, "x = 1\0"])
+def test_scan_fails_closed_on_code_it_cannot_read(code):
+    """A cell the scan cannot parse is flagged (a person looks), never passed silently."""
+    assert scan.scan_source(code, modules=MODULES, protected=PROTECTED) == [scan.UNREADABLE]
+
+
+def test_scan_reads_top_level_await_as_the_kernel_does():
+    """IPython runs a top-level ``await``; the scan parses it too, so what follows is still read."""
+    found = scan.scan_source("import asyncio\nawait asyncio.sleep(0)\nimport subprocess", modules=MODULES,
+                             protected=PROTECTED)
+    assert any("imports subprocess" in r for r in found), found
+
+
+def test_scan_roles_come_from_nbgrader():
+    """Cell roles as nbgrader reads them: a graded cell is locked (restored) even without ``locked``;
+    an answer cell is the student's even when marked locked."""
+    code = nbformat.v4.new_code_cell
+    test = code("import subprocess", metadata={"nbgrader": {"grade": True, "grade_id": "t", "points": 1}})
+    answer = code("import subprocess", metadata={"nbgrader": {"solution": True, "locked": True, "grade_id": "a"}})
+    nb = nbformat.v4.new_notebook(cells=[test, answer])
+    assert [f["cell"] for f in scan.scan_notebook(nb)] == ["a"]

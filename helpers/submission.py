@@ -1,0 +1,316 @@
+"""What a submission is: its notebooks, as regular files, and nothing else.
+
+A student controls every byte of what they hand in, and the *type* of every file too. A symbolic
+link named like a data file points wherever its author likes, and whoever copies it with
+``shutil.copy`` copies the target, with the copier's rights; a named pipe blocks whoever reads
+it; a ``helpers/`` package or a ``numpy.py`` beside the notebook shadows the course's in a kernel
+whose working folder is on ``sys.path``; an ``ipython_kernel_config.py`` there runs when the
+kernel starts. nbgrader 0.9 copies all of them, following links: ``nbgrader collect`` copies each
+inbound folder with ``shutil.copytree`` (``ExchangeCollect.do_copy``); autograde copies every
+file but the notebooks from ``submitted/`` to ``autograded/`` with ``shutil.copy``
+(``BaseConverter.init_assignment``), and ``generate_feedback`` copies them on to ``feedback/``.
+
+So a submission is its notebooks ``<name>.ipynb`` at the top of its folder, each a regular file
+(not a link, a folder or a pipe) of at most :data:`MAX_NOTEBOOK_BYTES`, plus nbgrader's
+``timestamp.txt`` (a regular file of at most :data:`MAX_TIMESTAMP_BYTES`). Everything else is
+dropped, and nothing is ever opened through a link:
+
+* **at collection**: :class:`SafeCollect` (``c.ExchangeFactory.collect`` in ``nbgrader_config.py``)
+  copies only those files, each opened without following links, from the exchange's inbound
+  folder to ``submitted/``; an inbound entry that is itself a link is not collected;
+* **before autograding**: :func:`before_autograde` (``c.Autograde.pre_convert_hook``) removes
+  everything else from ``submitted/<student>/<assignment>/`` before nbgrader copies anything
+  (this also covers ``nbgrader zip_collect`` and submissions put there by hand); a notebook that
+  is not a regular file, or too large, is never read: it is graded as the untouched release
+  (0 points);
+* :class:`TakeSubmission`, the first of ``Autograde.sanitize_preprocessors``: discards the
+  metadata the submission brings, of the notebook (only ``kernelspec`` and ``language_info`` are
+  kept: a ``course_flags`` entry would otherwise pose as the grader's own flags) and of its cells
+  (only nbgrader's is kept: a ``skip-execution`` tag on a test cell would make nbclient skip it,
+  and a skipped test cell has no error, so it scores full marks), checks the folder once more,
+  and flags what was dropped (:func:`helpers.flags.add_flag`).
+
+The kernel never sees the submission's folder anyway when it runs in the sandbox (its working
+folder is a fresh, size-limited tmpfs: :mod:`helpers.sandbox`), and it starts with the working
+folder off ``sys.path`` (``PYTHONSAFEPATH``); both hold without the other.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import threading
+
+from nbgrader.exchange.default.collect import ExchangeCollect
+from nbgrader.preprocessors import NbGraderPreprocessor
+from nbgrader.utils import is_grade
+
+from .flags import add_flag, safe_name
+
+__all__ = ["MAX_NOTEBOOK_BYTES", "MAX_TIMESTAMP_BYTES", "TIMESTAMP", "KEEP_METADATA", "PLACEHOLDER", "clean_submission",
+           "before_autograde", "SafeCollect", "TakeSubmission"]
+
+#: Largest notebook accepted (bytes). The course's worked solutions, executed with every output
+#: kept (what a student who runs everything submits), are at most about 0.4 MB (07_wefat: 61 kB of
+#: cells, 0.34 MB of outputs); 20 MB leaves fifty times that and keeps the grader's memory small.
+MAX_NOTEBOOK_BYTES = 20 * 1000 * 1000
+#: nbgrader's ``timestamp.txt`` holds one date (about 32 bytes).
+MAX_TIMESTAMP_BYTES = 1024
+TIMESTAMP = "timestamp.txt"
+#: Notebook-level metadata kept from a submission (everything else is discarded before grading).
+KEEP_METADATA = ("kernelspec", "language_info")
+#: Marks the notebook :func:`clean_submission` puts in place of one it removed.
+PLACEHOLDER = "course_placeholder"
+
+_LOCK = threading.Lock()
+_DROPPED: dict[str, list[str]] = {}  # submission folder (real path) -> what before_autograde dropped
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "symbolic link"
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISFIFO(mode):
+        return "named pipe"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "file"
+
+
+def _verdict(name: str, st: os.stat_result) -> str | None:
+    """None when the entry belongs to a submission, else why it does not."""
+    if not stat.S_ISREG(st.st_mode):
+        return _kind(st.st_mode)
+    if name == TIMESTAMP:
+        return None if st.st_size <= MAX_TIMESTAMP_BYTES else f"file over {MAX_TIMESTAMP_BYTES} bytes"
+    if name.endswith(".ipynb") and not name.startswith("."):
+        return None if st.st_size <= MAX_NOTEBOOK_BYTES else f"notebook over {MAX_NOTEBOOK_BYTES // 10**6} MB"
+    return "file"
+
+
+def _remove(path: str, st: os.stat_result) -> None:
+    if stat.S_ISDIR(st.st_mode):
+        shutil.rmtree(path)  # removes links inside without following them
+    else:
+        os.unlink(path)
+
+
+def _empty_notebook(path: str) -> None:
+    """A notebook without cells, marked :data:`PLACEHOLDER` (:class:`TakeSubmission` grades the release instead)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata[PLACEHOLDER] = True
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        nbformat.write(nb, fh)
+
+
+def clean_submission(folder, *, placeholders=()) -> list[str]:
+    """Remove from a submission folder everything that is not part of a submission.
+
+    Kept: the notebooks ``*.ipynb`` at the top of the folder that are regular files of at most
+    :data:`MAX_NOTEBOOK_BYTES`, and ``timestamp.txt`` (regular, at most
+    :data:`MAX_TIMESTAMP_BYTES`). Removed without being opened or followed: every other file,
+    every folder (with its contents), symbolic link, pipe, socket or device. Nothing outside
+    ``folder`` is touched.
+
+    Parameters
+    ----------
+    folder : path
+        ``submitted/<student>/<assignment>/``.
+    placeholders : iterable of str
+        Names of notebooks that must exist afterwards (those nbgrader is about to grade): when one
+        of them was removed it is replaced by an empty notebook marked :data:`PLACEHOLDER`, which
+        :class:`TakeSubmission` grades as the untouched release (0 points).
+
+    Returns
+    -------
+    list of str
+        One description per entry removed, e.g. ``"config.py (symbolic link)"``; names pass
+        through :func:`safe_name`. Empty when the folder was already clean.
+    """
+    folder = os.fspath(folder)
+    dropped = []
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        st = entry.stat(follow_symlinks=False)
+        why = _verdict(entry.name, st)
+        if why is None:
+            continue
+        _remove(entry.path, st)
+        note = f"{safe_name(entry.name)} ({why})"
+        if entry.name in set(placeholders):
+            _empty_notebook(entry.path)
+            note += ", graded as the untouched release"
+        dropped.append(note)
+    for name in placeholders:  # a notebook nbgrader listed but that is gone (e.g. a broken link)
+        path = os.path.join(folder, name)
+        if not os.path.lexists(path):
+            _empty_notebook(path)
+    return dropped
+
+
+def _folder_is_real(folder: str) -> bool:
+    """``submitted/<student>/<assignment>`` and ``submitted/<student>`` are folders, not links."""
+    for p in (folder, os.path.dirname(folder)):
+        try:
+            if not stat.S_ISDIR(os.lstat(p).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def before_autograde(assignment=None, student=None, notebooks=(), **_) -> None:
+    """``Autograde.pre_convert_hook``: clean each submission folder before nbgrader reads or copies it.
+
+    nbgrader calls it once per submission, after listing the submission's notebooks and before
+    copying its files to ``autograded/`` (``BaseConverter.convert_notebooks``). What it drops is
+    remembered for :class:`TakeSubmission`, which flags it. nbgrader logs and ignores an
+    exception raised by a hook, so this one raises none: a folder it cannot clean is reported
+    in the log and cleaned (and flagged) again by :class:`TakeSubmission`.
+
+    Parameters
+    ----------
+    assignment, student : str
+        As nbgrader passes them (``student`` may be ``"*"``).
+    notebooks : list of str
+        The submission's notebook paths nbgrader is about to grade.
+    """
+    import logging
+
+    log = logging.getLogger("helpers.submission")
+    for folder in sorted({os.path.dirname(os.path.abspath(p)) for p in notebooks}):
+        names = [os.path.basename(p) for p in notebooks if os.path.dirname(os.path.abspath(p)) == folder]
+        try:
+            if not _folder_is_real(folder):
+                raise OSError(f"{folder} is not a folder (a symbolic link?)")
+            dropped = clean_submission(folder, placeholders=names)
+        except Exception as exc:  # noqa: BLE001 - reported, and checked again by TakeSubmission
+            log.error("Cleaning the submission %s failed: %s", folder, exc)
+            continue
+        if dropped:
+            log.warning("Dropped from %s (only the notebooks are graded): %s", folder, "; ".join(dropped))
+            with _LOCK:
+                _DROPPED.setdefault(os.path.realpath(folder), []).extend(dropped)
+
+
+class TakeSubmission(NbGraderPreprocessor):
+    """nbgrader preprocessor, first of ``Autograde.sanitize_preprocessors``: take only the notebook.
+
+    * The notebook-level metadata the submission brings is discarded, except
+      :data:`KEEP_METADATA`; a ``course_flags`` entry (where the grader keeps its flags until
+      :class:`helpers.flags.SaveFlags`) is flagged. Each cell keeps only its ``nbgrader``
+      metadata (tags such as ``skip-execution`` or ``raises-exception`` change how nbclient runs
+      a cell); a test cell tagged ``skip-execution`` is flagged.
+    * The submission's folder is cleaned once more (:func:`clean_submission`: nothing if
+      :func:`before_autograde` ran), and everything dropped is flagged for the whole notebook.
+    """
+
+    def preprocess(self, nb, resources):
+        from .flags import METADATA_KEY
+
+        brought = dict(nb.metadata)
+        nb.metadata = type(nb.metadata)({k: v for k, v in brought.items() if k in KEEP_METADATA})
+        if brought.get(PLACEHOLDER) and not nb.cells:  # the submitted notebook was removed, unread
+            from .scan import _release_for
+
+            info = (resources or {}).get("nbgrader", {})
+            release = _release_for(self.config, info.get("assignment", ""), info.get("notebook", ""))
+            if release is not None:
+                nb.cells = release.cells
+                nb.metadata.update({k: v for k, v in release.metadata.items() if k in KEEP_METADATA})
+        if METADATA_KEY in brought:
+            add_flag(nb, None, f"The submitted notebook's metadata carried a {METADATA_KEY!r} entry (where the "
+                               "grader keeps its own flags); it was discarded before grading.")
+        skipped = False
+        for cell in nb.cells:
+            meta = cell.get("metadata") or {}
+            tags = meta.get("tags")
+            if isinstance(tags, list) and "skip-execution" in tags and isinstance(meta.get("nbgrader"), dict) \
+                    and is_grade(cell):
+                skipped = True
+            cell.metadata = type(nb.metadata)({"nbgrader": meta["nbgrader"]} if "nbgrader" in meta else {})
+        if skipped:
+            add_flag(nb, None, "A graded cell of the submitted notebook was tagged 'skip-execution' (which would "
+                               "skip it, and a skipped test cell has no error); the tag was discarded.")
+        folder = ((resources or {}).get("metadata") or {}).get("path")
+        if folder:
+            name = (resources.get("nbgrader") or {}).get("notebook")
+            with _LOCK:
+                dropped = _DROPPED.pop(os.path.realpath(folder), [])
+            try:
+                dropped += clean_submission(folder, placeholders=[f"{name}.ipynb"] if name else [])
+            except OSError as exc:
+                add_flag(nb, None, f"The submission's folder could not be checked ({type(exc).__name__}).")
+            if dropped:
+                add_flag(nb, None, "The submission brought more than its notebook; only the notebook is graded, "
+                                   "the rest was dropped before grading, unread: " + "; ".join(dropped[:20])
+                         + (f"; and {len(dropped) - 20} more" if len(dropped) > 20 else "") + ".")
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
+        return cell, resources
+
+
+class SafeCollect(ExchangeCollect):
+    """``nbgrader collect`` that copies only a submission's notebooks and ``timestamp.txt``.
+
+    nbgrader's ``ExchangeCollect.do_copy`` copies the whole inbound folder with
+    ``shutil.copytree``, following symbolic links with the instructor's rights; students can
+    write the inbound folder directly, not only through ``nbgrader submit``. Here the inbound
+    entry must itself be a folder (not a link), and each file is copied only if it is part of a
+    submission (:func:`clean_submission`'s rule), opened without following links and checked to
+    be a regular file after opening. What is left out is logged (names through :func:`safe_name`).
+    Set in ``nbgrader_config.py``: ``c.ExchangeFactory.collect = "helpers.submission.SafeCollect"``.
+    """
+
+    def do_copy(self, src, dest, log=None):
+        log = log or self.log
+        st = os.lstat(src)
+        if not stat.S_ISDIR(st.st_mode):
+            log.warning("Not collected: %s is a %s, not a folder.", safe_name(os.path.basename(src), 120), _kind(st.st_mode))
+            return
+        os.makedirs(dest)
+        dropped = []
+        for entry in sorted(os.scandir(src), key=lambda e: e.name):
+            est = entry.stat(follow_symlinks=False)
+            why = _verdict(entry.name, est)
+            if why is None:
+                why = _copy_regular(entry.path, os.path.join(dest, entry.name))
+            if why is not None:
+                dropped.append(f"{safe_name(entry.name)} ({why})")
+        if self.coursedir.groupshared:
+            os.chmod(dest, (os.stat(dest).st_mode | 0o2770) & 0o2777)
+            for name in os.listdir(dest):
+                os.chmod(os.path.join(dest, name), 0o664)
+        if dropped:
+            log.warning("Collected only the notebooks of %s; left out: %s", safe_name(os.path.basename(src), 120),
+                        "; ".join(dropped))
+
+
+def _copy_regular(src: str, dest: str) -> str | None:
+    """Copy one regular file without following links; None on success, else why it was not copied."""
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        return f"unreadable: {exc.strerror}"
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        why = _verdict(os.path.basename(dest), st)
+        if why is not None:
+            return why
+        data = fh.read(MAX_NOTEBOOK_BYTES + 1)
+    if len(data) > MAX_NOTEBOOK_BYTES:
+        return "grew while copied"
+    out = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(out, "wb") as fh:
+        fh.write(data)
+    return None

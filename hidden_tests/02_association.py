@@ -1,0 +1,145 @@
+"""Hidden tests of 02_association: judged in the grader's process, never released (helpers/judge.py).
+
+Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
+is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
+``seed`` this submission's seed. Expected values are computed here, with the reference.
+"""
+
+import numpy as np
+
+from helpers import statistics as reference
+from helpers.embeddings import load_default, vectors
+from helpers.judge import checks as _chk
+from helpers.wordsets import weat_test
+
+#: The course's reference implementations of this assignment's exercises: absent from the judged kernel
+#: (differential_association, effect_size and run_weat compute through association, so they fail there too).
+REFERENCES = {"statistics": ["association"]}
+
+
+def _rows(rng, max_rows: int, d: int, *, own_lengths: bool = False) -> np.ndarray:
+    """1 to ``max_rows - 1`` random ``d``-dimensional rows, all scaled by one random factor in [0.1, 10)
+    (with ``own_lengths``, each row then also by its own: rows of very different lengths)."""
+    M = rng.normal(size=(int(rng.integers(1, max_rows)), d)) * rng.uniform(0.1, 10)
+    if own_lengths:
+        M = M * rng.uniform(0.1, 10, size=(len(M), 1))
+    return M
+
+
+def association_tests(nb, seed):
+    """Hidden tests of the cell `association_tests`."""
+    association = nb.association
+    with _chk.quiet():
+        _chk.check_own_work(association, "association", what="`association`",
+                            run=lambda: association(np.arange(1.0, 6.0), np.eye(5)[:3] + 0.5, -np.eye(5)[:2] - 0.5))
+    rng = np.random.default_rng([seed, 20170414])
+    for _ in range(5):
+        d = int(rng.integers(3, 40))
+        w = rng.normal(size=d) * rng.uniform(0.1, 10)
+        A, B = _rows(rng, 9, d, own_lengths=True), _rows(rng, 9, d)
+        with _chk.quiet():
+            got = association(w, A, B)
+            swapped = association(w, B, A)
+            scaled = association(3.7 * w, A, 0.2 * B)
+        _chk.check_type(got, float, "association(w, A, B) on random vectors")
+        _chk.check_close(got, reference.association(w, A, B),
+                         "association(w, A, B) on random vectors of different lengths and set sizes",
+                         rtol=1e-7, atol=1e-10,
+                         hint="Use means (not sums) of cosines, and cosines (w and every row of A and B scaled to "
+                              "length 1), not plain dot products.")
+        _chk.check_close(swapped, -got, "association(w, B, A), which should be -association(w, A, B)",
+                         rtol=1e-7, atol=1e-10)
+        _chk.check_close(scaled, got, "association(c * w, A, B) for c > 0, which should equal association(w, A, B)",
+                         rtol=1e-7, atol=1e-10)
+    kv = load_default()
+    spec = weat_test(6)  # career vs. family, on words this notebook does not use
+    Av, Bv = vectors(kv, spec.attribute_a.words), vectors(kv, spec.attribute_b.words)
+    for word in ("nurse", "engineer", "home"):
+        wv = vectors(kv, [word])[0]
+        with _chk.quiet():
+            got = association(wv, Av, Bv)
+        _chk.check_close(got, reference.association(wv, Av, Bv), "association(w, A, B) on GloVe vectors",
+                         rtol=1e-6, atol=1e-9)
+    with _chk.quiet():
+        _chk.check_raises(lambda: association(wv, Av, np.empty((0, Av.shape[1]))), ValueError,
+                          "association(w, A, B) with an empty B should raise ValueError")
+        _chk.check_raises(lambda: association(Av[:2], Av, Bv), ValueError,
+                          "association(w, A, B) with a matrix as w should raise ValueError")
+        _chk.check_unchanged(association, rng.normal(size=6), rng.normal(size=(3, 6)), rng.normal(size=(2, 6)),
+                             what="association(w, A, B) of float64 arrays")
+
+
+def associations_tests(nb, seed):
+    """Hidden tests of the cell `associations_tests`."""
+    associations = nb.associations
+    with _chk.quiet():
+        _chk.check_own_work(associations, "association", what="`associations`",
+                            run=lambda: associations(np.eye(5)[:4] + 0.5, np.eye(5)[:3] + 0.5, -np.eye(5)[:2] - 0.5))
+    rng = np.random.default_rng([seed, 1608])
+    for _ in range(5):
+        d = int(rng.integers(3, 40))
+        W = _rows(rng, 12, d, own_lengths=True)
+        A, B = _rows(rng, 9, d), _rows(rng, 9, d)
+        with _chk.quiet():
+            got = associations(W, A, B)
+        _chk.check_type(got, np.ndarray, "associations(W, A, B) on random vectors")
+        _chk.check_shape(got, (len(W),), "associations(W, A, B) on random vectors")
+        _chk.check_close(got, reference.association(W, A, B),
+                         "associations(W, A, B) on random vectors of different lengths and set sizes",
+                         rtol=1e-7, atol=1e-10,
+                         hint="Use the row means (not sums) of the cosine matrices, and cosines rather than dot "
+                              "products.")
+    kv = load_default()
+    spec = weat_test(2)  # instruments vs. weapons, pleasant vs. unpleasant
+    W = vectors(kv, spec.target_x.words + spec.target_y.words)
+    Av, Bv = vectors(kv, spec.attribute_a.words), vectors(kv, spec.attribute_b.words)
+    with _chk.quiet():
+        got = associations(W, Av, Bv)
+        one = associations(W[:1], Av, Bv)
+    _chk.check_close(got, reference.association(W, Av, Bv), "associations(W, A, B) on 50 GloVe word vectors",
+                     rtol=1e-6, atol=1e-9)
+    _chk.check_shape(one, (1,), "associations(W, A, B) for a matrix W with a single row")
+    with _chk.quiet():
+        _chk.check_raises(lambda: associations(W, np.empty((0, W.shape[1])), Bv), ValueError,
+                          "associations(W, A, B) with an empty A should raise ValueError")
+        _chk.check_raises(lambda: associations(W, Av, np.empty((0, W.shape[1]))), ValueError,
+                          "associations(W, A, B) with an empty B should raise ValueError")
+        _chk.check_unchanged(associations, rng.normal(size=(4, 6)), rng.normal(size=(3, 6)), rng.normal(size=(2, 6)),
+                             what="associations(W, A, B) of float64 arrays")
+
+
+def associations_vectorised_tests(nb, seed):
+    """Hidden tests of the cell `associations_vectorised_tests`."""
+    # associations and every function of this notebook it uses, also loops in disguise (np.vectorize, map, ...)
+    _chk.check_vectorised(nb.associations, hint="Use the row means of the two cosine matrices, cosine_matrix(W, A) "
+                          "and cosine_matrix(W, B), instead of scoring the words one at a time.")
+
+
+def score_words_tests(nb, seed):
+    """Hidden tests of the cell `score_words_tests`."""
+    score_words = nb.score_words
+    kv = load_default()
+    with _chk.quiet():
+        _chk.check_own_work(score_words, "association", what="`score_words`",
+                            run=lambda: score_words(kv, ["tulip", "wasp"], ["love", "peace"], ["death"]))
+    spec = weat_test(2)  # weapons against 10 pleasant and 7 unpleasant words, with missing words in every list
+    targets = ["Zzyzxqv"] + list(spec.target_y.words) + ["Qwxzvy"]
+    a = list(spec.attribute_a.words[:10]) + ["Plmqzx"]
+    b = ["Xqzvbn"] + list(spec.attribute_b.words[:7])
+    with _chk.quiet():
+        words, scores, missing = score_words(kv, targets, a, b)
+    assert missing == ["Zzyzxqv", "Qwxzvy", "Plmqzx", "Xqzvbn"], (
+        "the missing words should list every missing target word, then the missing words of A, then of B, in list "
+        "order.")
+    assert words == list(spec.target_y.words), (
+        "the words found should be the target words in the embedding, as written and in order.")
+    _chk.check_shape(scores, (len(spec.target_y.words),), "the scores of the weapons")
+    expected = reference.association(vectors(kv, spec.target_y.words), vectors(kv, spec.attribute_a.words[:10]),
+                                     vectors(kv, spec.attribute_b.words[:7]))
+    _chk.check_close(scores, expected, "the scores of the weapons against 10 pleasant and 7 unpleasant words",
+                     rtol=1e-6, atol=1e-9)
+    with _chk.quiet():
+        _chk.check_raises(lambda: score_words(kv, ["Zzyzxqv", "Qwxzvy"], a, b), ValueError,
+                          "score_words with no target word in the embedding should raise ValueError")
+        _chk.check_raises(lambda: score_words(kv, ["rose"], ["Plmqzx"], b), ValueError,
+                          "score_words with no word of A in the embedding should raise ValueError")

@@ -1,0 +1,219 @@
+"""Hidden tests of 03_differential_association: judged in the grader's process, never released (helpers/judge.py).
+
+Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
+is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
+``seed`` this submission's seed. Expected values are computed here, with the reference.
+"""
+
+import numpy as np
+
+from helpers import statistics as reference
+from helpers.embeddings import load_default, vectors
+from helpers.judge import checks as _chk
+from helpers.wordsets import weat_test
+
+#: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
+#: ``association`` stays: the notebook allows it in exercise 1 (notebook 2's idea); that the centroid
+#: exercises do not call it is read from their source (check_own_work).
+REFERENCES = {"statistics": ["differential_association"]}
+
+#: The attribute words themselves as targets: s(P, Q, P, Q) = n |mean(P) - mean(Q)|^2 > 0 (unit vectors).
+_P = np.array([[3.0, 1.0, 0.0], [1.0, 2.0, 0.5], [2.0, 0.0, 1.0]])
+_Q = np.array([[0.0, 1.0, 4.0], [-1.0, 0.5, 2.0], [0.5, -1.0, 1.0]])
+
+#: Five small 5-d sets for the own-work check: X, Y (2 words each), A (3 words), B (2 words).
+_OWN_WORK_SETS = (np.eye(5)[:2] + 0.5, np.eye(5)[2:4] + 0.5, np.eye(5)[:3] + 1.0, -np.eye(5)[:2] - 0.5)
+
+
+def _rows(rng, n: int, d: int, *, own_lengths: bool = True) -> np.ndarray:
+    """``n`` random ``d``-dimensional rows, each scaled by its own factor in [0.1, 10) with ``own_lengths``."""
+    M = rng.normal(size=(n, d))
+    return M * rng.uniform(0.1, 10, size=(n, 1)) if own_lengths else M
+
+
+def _random_sets(rng, *, attribute_lengths: bool):
+    """Random X, Y (1 to 9 words each, rows of different lengths) and A, B (1 to 8 words each) in 3 to 39 dimensions."""
+    d, n = int(rng.integers(3, 40)), int(rng.integers(1, 10))
+    X, Y = _rows(rng, n, d), _rows(rng, n, d)
+    A = _rows(rng, int(rng.integers(1, 9)), d, own_lengths=attribute_lengths)
+    B = _rows(rng, int(rng.integers(1, 9)), d, own_lengths=attribute_lengths)
+    return X, Y, A, B
+
+
+def _glove_sets(row: int) -> list:
+    """The vectors of X, Y, A and B of one row of Table 1 in GloVe 6B 50d."""
+    spec = weat_test(row)
+    kv = load_default()
+    return [vectors(kv, ws.words) for ws in (spec.target_x, spec.target_y, spec.attribute_a, spec.attribute_b)]
+
+
+def _rescaled(M, start: float, stop: float):
+    """``M`` with row i multiplied by the i-th of ``len(M)`` evenly spaced factors from ``start`` to ``stop``."""
+    return M * np.linspace(start, stop, len(M))[:, None]
+
+
+def differential_association_tests(nb, seed):
+    """Hidden tests of the cell `differential_association_tests`."""
+    differential_association = nb.differential_association
+    with _chk.quiet():
+        _chk.check_own_work(differential_association, "differential_association", what="`differential_association`",
+                            run=lambda: differential_association(*_OWN_WORK_SETS))
+        own = differential_association(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
+    _chk.check_type(own, float, "differential_association(A, B, A, B)")
+    assert own > 0, ("differential_association(A, B, A, B), with the attribute words themselves as the targets, "
+                     "should be positive: the words of A are closer to A than the words of B are. Check the sign: the "
+                     "sum over X minus the sum over Y, and for each word the mean cosine with A minus the mean cosine "
+                     "with B.")
+    rng = np.random.default_rng([seed, 356183])
+    for _ in range(5):
+        X, Y, A, B = _random_sets(rng, attribute_lengths=False)
+        with _chk.quiet():
+            got = _chk.check_unchanged(differential_association, X, Y, A, B,
+                                       what="differential_association(X, Y, A, B)")
+            rescaled_targets = differential_association(_rescaled(X, 0.5, 4.0), Y, A, B)
+            rescaled_attributes = differential_association(X, Y, _rescaled(A, 0.5, 4.0), B)
+            doubled = differential_association(np.vstack([X, X]), np.vstack([Y, Y]), A, B)
+            swap_targets = differential_association(Y, X, A, B)
+            swap_attributes = differential_association(X, Y, B, A)
+        _chk.check_type(got, float, "differential_association on random vectors")
+        _chk.check_close(rescaled_targets, got, "differential_association after rescaling each target vector of X "
+                         "(which should not change it)", rtol=1e-7, atol=1e-10,
+                         hint="Cosines do not depend on the lengths of the vectors: normalise the target vectors (or "
+                              "use cosine_matrix).")
+        _chk.check_close(rescaled_attributes, got, "differential_association after rescaling each attribute vector of "
+                         "A (which should not change it)", rtol=1e-7, atol=1e-10,
+                         hint="Cosines do not depend on the lengths of the vectors: normalise the attribute vectors "
+                              "(or use cosine_matrix).")
+        _chk.check_close(doubled, 2 * got, "differential_association with every target word repeated twice (which "
+                         "should double it)", rtol=1e-7, atol=1e-10,
+                         hint="The statistic adds up one score per target word (sums over X and Y, not means); each "
+                              "word's score is a mean over the attribute words (axis=1 of the cosine matrices).")
+        _chk.check_close(swap_targets, -got, "differential_association(Y, X, A, B), which should be -s(X, Y, A, B)",
+                         rtol=1e-7, atol=1e-10, hint="Swapping X and Y flips the sign: do not take the absolute value.")
+        _chk.check_close(swap_attributes, -got, "differential_association(X, Y, B, A), which should be -s(X, Y, A, B)",
+                         rtol=1e-7, atol=1e-10, hint="Swapping A and B flips the sign: do not take the absolute value.")
+        _chk.check_close(got, reference.differential_association(X, Y, A, B),
+                         "differential_association on random sets of different sizes and vector lengths",
+                         rtol=1e-7, atol=1e-10,
+                         hint="Each target word's score is the mean (not the sum) of its cosines with A minus the "
+                              "mean of its cosines with B; the statistic is the sum of the scores over X minus the sum "
+                              "over Y.")
+    for row in (8, 10):  # rows this notebook does not use
+        sets = _glove_sets(row)
+        with _chk.quiet():
+            got = differential_association(*sets)
+        _chk.check_close(got, reference.differential_association(*sets), "differential_association on GloVe vectors "
+                         "of another row of Table 1", rtol=1e-6, atol=1e-9)
+    X, Y, A, B = sets
+    empty = np.empty((0, 50))
+    with _chk.quiet():
+        _chk.check_raises(lambda: differential_association(X[:5], Y[:4], A, B), ValueError,
+                          "differential_association with 5 words in X and 4 in Y should raise ValueError")
+        _chk.check_raises(lambda: differential_association(Y[:3], X[:6], A, B), ValueError,
+                          "differential_association with 3 words in X and 6 in Y should raise ValueError")
+        _chk.check_raises(lambda: differential_association(empty, empty, A, B), ValueError,
+                          "differential_association with empty X and Y should raise ValueError")
+        _chk.check_raises(lambda: differential_association(X, Y, empty, B), ValueError,
+                          "differential_association with an empty A should raise ValueError")
+        _chk.check_raises(lambda: differential_association(X, Y, A, empty), ValueError,
+                          "differential_association with an empty B should raise ValueError")
+
+
+def attribute_direction_tests(nb, seed):
+    """Hidden tests of the cell `attribute_direction_tests`."""
+    attribute_direction = nb.attribute_direction
+    with _chk.quiet():
+        _chk.check_own_work(attribute_direction, "association", "differential_association",
+                            what="`attribute_direction`",
+                            run=lambda: attribute_direction(*_OWN_WORK_SETS[2:]))
+    rng = np.random.default_rng([seed, 2016])
+    for _ in range(5):
+        d = int(rng.integers(3, 40))
+        A, B = _rows(rng, int(rng.integers(1, 9)), d), _rows(rng, int(rng.integers(1, 9)), d)
+        with _chk.quiet():
+            got = _chk.check_unchanged(attribute_direction, A, B, what="attribute_direction(A, B)")
+            rescaled = attribute_direction(_rescaled(A, 0.5, 4.0), _rescaled(B, 3.0, 0.2))
+            doubled = attribute_direction(np.vstack([A, A]), np.vstack([B, B]))
+        _chk.check_type(got, np.ndarray, "attribute_direction on random vectors")
+        _chk.check_shape(got, (d,), "attribute_direction on random vectors")
+        _chk.check_close(rescaled, got, "attribute_direction after rescaling each attribute vector (which should not "
+                         "change it)", rtol=1e-7, atol=1e-10,
+                         hint="Scale every attribute vector to length 1 (each row by its own length) before taking the "
+                              "means.")
+        _chk.check_close(doubled, got, "attribute_direction with every attribute word repeated twice (which should not "
+                         "change it)", rtol=1e-7, atol=1e-10,
+                         hint="The centroids are means of the unit vectors, not sums.")
+        expected = reference.unit_rows(A).mean(axis=0) - reference.unit_rows(B).mean(axis=0)
+        assert float(got @ expected) > 0, (
+            "attribute_direction on random vectors points the wrong way: it should point from the centroid of B "
+            "towards the centroid of A (the mean of A's unit vectors minus the mean of B's).")
+        _chk.check_close(got, expected, "attribute_direction on random vectors of different lengths and set sizes",
+                         rtol=1e-7, atol=1e-10,
+                         hint="Do not rescale the result (or the two centroids) to length 1: the direction is the "
+                              "plain difference of the two means of unit vectors, and its length matters.")
+    X, Y, A, B = _glove_sets(6)  # career vs. family, on names
+    W = np.vstack([X, Y])
+    with _chk.quiet():
+        got = attribute_direction(A, B)
+    _chk.check_close(reference.unit_rows(W) @ got, reference.association(W, A, B),
+                     "the unit target vectors dotted with attribute_direction(A, B), which should equal s(w, A, B) for "
+                     "every word (career vs. family, on names)", rtol=1e-6, atol=1e-9)
+    empty = np.empty((0, 50))
+    with _chk.quiet():
+        _chk.check_raises(lambda: attribute_direction(A, empty), ValueError,
+                          "attribute_direction with an empty B should raise ValueError")
+        _chk.check_raises(lambda: attribute_direction(empty, B), ValueError,
+                          "attribute_direction with an empty A should raise ValueError")
+
+
+def differential_association_centroid_tests(nb, seed):
+    """Hidden tests of the cell `differential_association_centroid_tests`."""
+    centroid_form = nb.differential_association_centroid
+    with _chk.quiet():
+        _chk.check_own_work(centroid_form, "association", "differential_association",
+                            what="`differential_association_centroid` (which should use the centroid form, not "
+                                 "s(w, A, B))",
+                            run=lambda: centroid_form(*_OWN_WORK_SETS))
+        own = centroid_form(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
+    _chk.check_type(own, float, "differential_association_centroid(A, B, A, B)")
+    assert own > 0, ("differential_association_centroid(A, B, A, B), with the attribute words themselves as the "
+                     "targets, should be positive: the words of A are closer to A than the words of B are. Check the "
+                     "sign: the sum over X minus the sum over Y, dotted with the centroid of A minus the centroid of "
+                     "B.")
+    rng = np.random.default_rng([seed, 1708])
+    for _ in range(5):
+        X, Y, A, B = _random_sets(rng, attribute_lengths=True)
+        with _chk.quiet():
+            got = _chk.check_unchanged(centroid_form, X, Y, A, B, what="differential_association_centroid(X, Y, A, B)")
+            rescaled_targets = centroid_form(_rescaled(X, 0.5, 4.0), Y, A, B)
+            rescaled_attributes = centroid_form(X, Y, _rescaled(A, 0.5, 4.0), B)
+            doubled = centroid_form(np.vstack([X, X]), np.vstack([Y, Y]), A, B)
+        _chk.check_type(got, float, "differential_association_centroid on random vectors")
+        _chk.check_close(rescaled_targets, got, "differential_association_centroid after rescaling each target vector "
+                         "of X (which should not change it)", rtol=1e-7, atol=1e-10,
+                         hint="Normalise each target vector (each row) to length 1 before summing.")
+        _chk.check_close(rescaled_attributes, got, "differential_association_centroid after rescaling each attribute "
+                         "vector of A (which should not change it)", rtol=1e-7, atol=1e-10,
+                         hint="The attribute centroids are means of unit vectors: use your attribute_direction(A, B) "
+                              "(and make sure its own test cell passes).")
+        _chk.check_close(doubled, 2 * got, "differential_association_centroid with every target word repeated twice "
+                         "(which should double it)", rtol=1e-7, atol=1e-10,
+                         hint="Sum (not average) the unit target vectors.")
+        _chk.check_close(got, reference.differential_association(X, Y, A, B),
+                         "differential_association_centroid on random sets of different sizes and vector lengths",
+                         rtol=1e-7, atol=1e-10,
+                         hint="Dot the difference of the target sums with attribute_direction(A, B) as it is (not "
+                              "rescaled to length 1), and make sure attribute_direction passes its own test cell.")
+    for row in (8, 10):
+        sets = _glove_sets(row)
+        with _chk.quiet():
+            got = centroid_form(*sets)
+        _chk.check_close(got, reference.differential_association(*sets), "differential_association_centroid on GloVe "
+                         "vectors of another row of Table 1", rtol=1e-6, atol=1e-9)
+    X, Y, A, B = sets
+    empty = np.empty((0, 50))
+    with _chk.quiet():
+        _chk.check_raises(lambda: centroid_form(X[:5], Y[:4], A, B), ValueError,
+                          "differential_association_centroid with 5 words in X and 4 in Y should raise ValueError")
+        _chk.check_raises(lambda: centroid_form(empty, empty, A, B), ValueError,
+                          "differential_association_centroid with empty X and Y should raise ValueError")

@@ -1,0 +1,158 @@
+"""Hidden tests of 04_effect_size: judged in the grader's process, never released (helpers/judge.py).
+
+Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
+is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
+``seed`` this submission's seed. Expected values are computed here, with the reference.
+"""
+
+import numpy as np
+from scipy import stats
+
+from helpers import statistics as reference
+from helpers.embeddings import load_default
+from helpers.judge import checks as _chk
+from helpers.weat import run_weat
+from helpers.wordsets import weat_test
+
+#: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
+#: ``effect_size_from_scores`` (the reference of the exercise effect_size) stays: helpers.weat.run_weat
+#: computes its d with it, and the notebook's narrative runs run_weat for the scores of Table 1; that
+#: the exercises do not call it is read from their source (check_own_work).
+REFERENCES = {"statistics": ["effect_size"]}
+
+#: The names every exercise of this notebook must not call.
+_OWN = ("effect_size", "effect_size_from_scores")
+
+
+def effect_size_tests(nb, seed):
+    """Hidden tests of the cell `effect_size_tests`."""
+    effect_size = nb.effect_size
+    with _chk.quiet():
+        _chk.check_own_work(effect_size, *_OWN, what="`effect_size`",
+                            run=lambda: effect_size([0.3, 0.1, 0.2], [0.0, -0.1]))
+    rng = np.random.default_rng([seed, 20170414])
+    for nx, ny in [(8, 8), (5, 7), (25, 25), (1, 3)]:
+        sx, sy = rng.normal(0.05, 0.1, nx), rng.normal(-0.03, 0.1, ny)
+        N = nx + ny
+        sizes = f"{nx} + {ny} scores"
+        expected = reference.effect_size_from_scores(sx, sy, ddof=1)
+        with _chk.quiet():
+            d1 = _chk.check_unchanged(effect_size, sx, sy, ddof=1, what=f"effect_size(sx, sy, ddof=1) on {sizes}")
+            d0 = effect_size(sx, sy, ddof=0)
+            d_default = effect_size(list(sx), list(sy))
+            d_swapped = effect_size(sy, sx, ddof=1)
+            d_scaled = effect_size(10.0 * sx, 10.0 * sy, ddof=1)
+            d0_doubled = effect_size(np.concatenate([sx, sx]), np.concatenate([sy, sy]), ddof=0)
+        _chk.check_type(d1, float, f"effect_size on {sizes}")
+        assert (d1 > 0) == (expected > 0), (
+            f"effect_size(sx, sy, ddof=1) on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus "
+            "the mean of Y (keep its sign: no absolute value), divided by a standard deviation, which is positive.")
+        _chk.check_close(d_swapped, -d1, f"effect_size(sy, sx, ddof=1) with X and Y swapped ({ny} + {nx} scores), "
+                         "which should be -effect_size(sx, sy, ddof=1)", rtol=1e-9,
+                         hint="Swapping X and Y should flip the sign of d and change nothing else: do not take the "
+                              "absolute value, and use a standard deviation that treats X and Y alike (that of all "
+                              "the scores together).")
+        _chk.check_close(d_scaled, d1, f"effect_size on the same {sizes} multiplied by 10 (which should not change d: "
+                         "it has no units)", rtol=1e-9,
+                         hint="Divide by the standard deviation, the square root of the variance (not by the "
+                              "variance).")
+        _chk.check_close(d0 * np.sqrt((N - 1) / N), d1, f"effect_size with ddof=1 compared with ddof=0 on the same "
+                         f"{sizes} (d with ddof=1 should be d with ddof=0 times sqrt((N - 1) / N))", rtol=1e-9,
+                         hint="Pass ddof on to the standard deviation of all N scores of X and Y together "
+                              "(np.std(pooled, ddof=ddof): N - ddof in the denominator of the variance).")
+        _chk.check_close(d0_doubled, d0, f"effect_size(ddof=0) with each of the {sizes} repeated twice (which should "
+                         "not change d)", rtol=1e-9,
+                         hint="The numerator is the difference of the two means, not of the two sums.")
+        _chk.check_close(d1, expected, f"effect_size on {nx} + {ny} unseen scores with ddof=1", rtol=1e-9,
+                         hint="The denominator is the standard deviation of all the scores of X and Y pooled together "
+                              "(np.concatenate): not of X alone, not the within-group standard deviation of Cohen's "
+                              "d, not the average of the two groups' standard deviations.")
+        _chk.check_close(d0, reference.effect_size_from_scores(sx, sy, ddof=0),
+                         f"effect_size on {nx} + {ny} unseen scores with ddof=0", rtol=1e-9)
+        _chk.check_close(d_default, d1, f"effect_size(sx, sy) without ddof, on {sizes} given as lists, which should "
+                         "equal effect_size(sx, sy, ddof=1)", rtol=1e-9,
+                         hint="The default is ddof=1, the sample standard deviation; lists must work like arrays.")
+    for row in (6, 7):
+        t = weat_test(row)
+        r = run_weat(load_default(), t.target_x.used_by_paper, t.target_y.used_by_paper, t.attribute_a.used_by_paper,
+                     t.attribute_b.used_by_paper, rng=0)
+        with _chk.quiet():
+            d = effect_size(r.scores_x, r.scores_y)
+        _chk.check_close(d, reference.effect_size_from_scores(r.scores_x, r.scores_y, ddof=1),
+                         f"effect_size on the GloVe scores of Table 1, row {row}", rtol=1e-9)
+    with _chk.quiet():
+        _chk.check_raises(lambda: effect_size([0.5, 0.25], []), ValueError,
+                          "effect_size with an empty Y should raise ValueError")
+        _chk.check_raises(lambda: effect_size([0.25, 0.25], [0.25]), ValueError,
+                          "effect_size with all scores equal (standard deviation 0) should raise ValueError")
+        _chk.check_raises(lambda: effect_size([0.25, 0.25], [0.25, 0.25], ddof=0), ValueError,
+                          "effect_size with all scores equal and ddof=0 should raise ValueError")
+
+
+_BOUND_HINTS = {0: "With ddof=0 the footnote's bound is reached, whatever the number of words.",
+                1: "With ddof=1 the bound is below 2 and depends on n: the variance divides by N - 1, where N = 2n "
+                   "counts the words of X and Y together (see the docstring)."}
+
+
+def max_effect_size_tests(nb, seed):
+    """Hidden tests of the cell `max_effect_size_tests`."""
+    max_effect_size = nb.max_effect_size
+    with _chk.quiet():
+        _chk.check_own_work(max_effect_size, *_OWN, what="`max_effect_size`", run=lambda: max_effect_size(3, 1))
+    for ddof in (0, 1):
+        for n in (1, 2, 6, 8, 25, 100):
+            with _chk.quiet():
+                m = max_effect_size(n, ddof)
+            _chk.check_type(m, float, f"max_effect_size({n}, {ddof})")
+            # the most extreme configuration reaches the bound
+            _chk.check_close(m, reference.effect_size_from_scores([1.0] * n, [-1.0] * n, ddof=ddof),
+                             f"max_effect_size({n}, {ddof}), the bound with ddof={ddof} for {n} + {n} target words,",
+                             rtol=1e-9, hint=_BOUND_HINTS[ddof])
+    with _chk.quiet():
+        _chk.check_raises(lambda: max_effect_size(8, 2), ValueError,
+                          "max_effect_size(8, 2) should raise ValueError (ddof must be 0 or 1)")
+        _chk.check_raises(lambda: max_effect_size(-3, 1), ValueError, "max_effect_size(-3, 1) should raise ValueError")
+
+
+def cohens_d_tests(nb, seed):
+    """Hidden tests of the cell `cohens_d_tests`."""
+    cohens_d = nb.cohens_d
+    with _chk.quiet():
+        _chk.check_own_work(cohens_d, *_OWN, what="`cohens_d`", run=lambda: cohens_d([0.3, 0.1, 0.2], [0.0, -0.1]))
+    rng = np.random.default_rng([seed, 1998])
+    for nx, ny, shift in [(8, 8, 0.5), (4, 9, 1.0), (30, 30, 6.0), (1, 2, 1.0)]:
+        sx, sy = rng.normal(shift, 1.0, nx), rng.normal(0.0, 1.5, ny)
+        sizes = f"{nx} + {ny} scores"
+        # the two-sample t statistic with equal variances is d / sqrt(1/n_X + 1/n_Y)
+        expected = stats.ttest_ind(sx, sy, equal_var=True).statistic * np.sqrt(1 / nx + 1 / ny)
+        with _chk.quiet():
+            c = _chk.check_unchanged(cohens_d, sx, sy, what=f"cohens_d(sx, sy) on {sizes}")
+            c_list = cohens_d(list(sx), sy)
+            c_swapped = cohens_d(sy, sx)
+            c_scaled = cohens_d(10.0 * sx, 10.0 * sy)
+        _chk.check_type(c, float, f"cohens_d on {sizes}")
+        assert (c > 0) == (expected > 0), (
+            f"cohens_d on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus the mean of Y, "
+            "divided by s_p, which is positive (keep the sign: no absolute value).")
+        _chk.check_close(c_swapped, -c, f"cohens_d(sy, sx) with X and Y swapped ({ny} + {nx} scores), which should be "
+                         "-cohens_d(sx, sy)", rtol=1e-9,
+                         hint="Swapping X and Y should flip the sign of d and change nothing else: do not take the "
+                              "absolute value, and pool the spread of both groups in s_p (not one group's standard "
+                              "deviation).")
+        _chk.check_close(c_scaled, c, f"cohens_d on the same {sizes} multiplied by 10 (which should not change d: it "
+                         "has no units)", rtol=1e-9,
+                         hint="Divide by s_p, the square root of the pooled variance (not by the variance).")
+        _chk.check_close(c, expected, f"cohens_d on {nx} + {ny} unseen scores", rtol=1e-9,
+                         hint="s_p pools the within-group sums of squares of X and Y and divides them by "
+                              "n_X + n_Y - 2: it is not the standard deviation of all the scores together (the WEAT's "
+                              "d), not the plain mean of the two groups' variances (right only for equal sizes), not "
+                              "one group's standard deviation.")
+        _chk.check_close(c_list, c, f"cohens_d on {sizes} with X given as a list", rtol=1e-9,
+                         hint="Convert the inputs with np.asarray(..., dtype=float).")
+    with _chk.quiet():
+        _chk.check_raises(lambda: cohens_d([], [1.0, 2.0]), ValueError,
+                          "cohens_d with an empty X should raise ValueError")
+        _chk.check_raises(lambda: cohens_d([1.0], [0.5]), ValueError,
+                          "cohens_d with only 2 scores should raise ValueError")
+        _chk.check_raises(lambda: cohens_d([1.0, 1.0], [0.0, 0.0]), ValueError,
+                          "cohens_d with a zero within-group standard deviation should raise ValueError")
