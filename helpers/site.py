@@ -797,6 +797,10 @@ details.hide > summary .collapsed::before, details.course-answer > summary::mark
 article table { display: block; overflow-x: auto; max-width: 100%; }
 .cell_output pre, .highlight pre { white-space: pre; overflow-x: auto; }
 img { max-width: 100%; height: auto; }
+/* on a phone the theme's headings take a screen each */
+@media (max-width: 600px) {
+  article h1 { font-size: 1.9rem; } article h2 { font-size: 1.5rem; } article h3 { font-size: 1.25rem; }
+}
 /* a long displayed formula scrolls on a narrow screen (MathJax does not break lines) */
 div.math, mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
 """
