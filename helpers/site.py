@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import json
 import os
 import re
 import shutil
