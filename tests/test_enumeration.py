@@ -1,11 +1,13 @@
-"""helpers.enumeration: k-means on unit vectors, the g matrix, the rotation null, Benjamini-Hochberg."""
+"""helpers.enumeration: k-means on unit vectors, the g matrix, the rotation null (sampled and exact),
+Benjamini-Hochberg and Benjamini-Yekutieli, the name-like rule, cluster matching."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from helpers.enumeration import (benjamini_hochberg, centred_centroids, g_matrix, random_rotation, rotation_null,
+from helpers.enumeration import (benjamini_hochberg, benjamini_yekutieli, best_overlap, centred_centroids,
+                                 exact_rotation_pvalues, g_matrix, name_like, random_rotation, rotation_null,
                                  rotation_pvalues, unit_kmeans)
 
 
@@ -179,6 +181,61 @@ def test_pvalues_agree_with_the_exact_rotation_null():
     assert res.null_distribution.shape == (B, 2, 3) and res.n_resamples == B
 
 
+def test_exact_pvalues_hand_cases():
+    """d = 2: u = cos(theta), theta uniform, so p = arccos(c) / pi; d = 3: u is uniform on [-1, 1]
+    (Archimedes' hat-box theorem), so p = (1 - c) / 2; d = 1: u = +-1 with probability 1/2."""
+    rng = np.random.default_rng(30)
+    for d, formula in ((2, lambda c: np.arccos(c) / np.pi), (3, lambda c: (1 - c) / 2)):
+        D, E = rng.normal(size=(3, d)), rng.normal(size=(4, d)) * 5
+        cos = (D @ E.T) / np.outer(np.linalg.norm(D, axis=1), np.linalg.norm(E, axis=1))
+        np.testing.assert_allclose(exact_rotation_pvalues(D, E), formula(cos), atol=1e-12)
+    np.testing.assert_allclose(exact_rotation_pvalues([[2.0], [-1.0]], [[3.0]]), [[0.5], [1.0]])
+    # d = 50 against scipy's Beta distribution, written as the formula states it
+    D, E = rng.normal(size=(6, 50)), rng.normal(size=(7, 50))
+    E[0] = D[0] + 0.3 * rng.normal(size=50)                      # one small p-value
+    cos = (D @ E.T) / np.outer(np.linalg.norm(D, axis=1), np.linalg.norm(E, axis=1))
+    np.testing.assert_allclose(exact_rotation_pvalues(D, E), stats.beta(24.5, 24.5).sf((1 + cos) / 2), rtol=1e-9)
+    # aligned, orthogonal, opposite; a zero row gives g = 0 under every rotation: p = 1 (ties count)
+    np.testing.assert_allclose(exact_rotation_pvalues([[1.0, 0, 0, 0], [0, 0, 0, 0]],
+                                                      [[2.0, 0, 0, 0], [0, 1.0, 0, 0], [-1.0, 0, 0, 0]]),
+                               [[0.0, 0.5, 1.0], [1.0, 1.0, 1.0]], atol=1e-12)
+
+
+def test_exact_pvalues_agree_with_many_rotations():
+    """The Monte Carlo null of rotation_null (20,000 uniform rotations, an independent computation)
+    against the Beta law: every pair's tail frequency within 5 binomial standard errors, and the
+    whole null distribution of one pair against the scaled Beta law by Kolmogorov-Smirnov."""
+    rng = np.random.default_rng(31)
+    d, B = 6, 20_000
+    D, E = rng.normal(size=(3, d)), rng.normal(size=(4, d))
+    exact = exact_rotation_pvalues(D, E)
+    null = rotation_null(D, E, n_resamples=B, rng=np.random.default_rng(32))
+    freq = (null >= D @ E.T).mean(axis=0)
+    se = np.sqrt(exact * (1 - exact) / B)
+    assert (np.abs(freq - exact) < 5 * se + 1 / B).all(), (freq, exact)
+    assert (exact > 0.001).all() and (exact < 0.999).all()      # a real test, not the tails only
+    scale = np.linalg.norm(D[0]) * np.linalg.norm(E[1])
+    a = (d - 1) / 2
+    assert stats.kstest((1 + null[:, 0, 1] / scale) / 2, stats.beta(a, a).cdf).pvalue > 1e-3
+    # the Monte Carlo p-value of rotation_pvalues estimates it: (1 + #) / (B + 1)
+    res = rotation_pvalues(D, E, n_resamples=B, rng=np.random.default_rng(32))
+    np.testing.assert_allclose(res.pvalue, (1 + freq * B) / (B + 1), atol=1e-12)
+
+
+def test_exact_pvalues_are_rotation_invariant_and_monotone():
+    rng = np.random.default_rng(33)
+    D, E = rng.normal(size=(3, 7)), rng.normal(size=(5, 7))
+    R = random_rotation(7, np.random.default_rng(34))
+    np.testing.assert_allclose(exact_rotation_pvalues(D @ R, E @ R), exact_rotation_pvalues(D, E), atol=1e-12)
+    np.testing.assert_allclose(exact_rotation_pvalues(3 * D, 0.5 * E), exact_rotation_pvalues(D, E), atol=1e-12)
+    cos = (D @ E.T) / np.outer(np.linalg.norm(D, axis=1), np.linalg.norm(E, axis=1))
+    p = exact_rotation_pvalues(D, E)
+    order = np.argsort(cos.ravel())
+    assert (np.diff(p.ravel()[order]) <= 1e-15).all()          # larger cosine, smaller p
+    with pytest.raises(ValueError, match="same number of columns"):
+        exact_rotation_pvalues(np.ones((2, 3)), np.ones((2, 4)))
+
+
 def test_pvalues_count_the_observed_and_ties():
     res = rotation_pvalues(np.zeros((2, 4)), np.ones((3, 4)), n_resamples=19, rng=np.random.default_rng(0))
     np.testing.assert_array_equal(res.pvalue, np.ones((2, 3)))
@@ -245,3 +302,94 @@ def test_bh_keeps_the_shape_and_treats_a_matrix_as_one_family():
         benjamini_hochberg([0.1, 1.2])
     with pytest.raises(ValueError, match="at least one"):
         benjamini_hochberg([])
+
+
+# Benjamini-Yekutieli ------------------------------------------------------------------------------
+
+def test_by_hand_case_and_relation_to_bh():
+    # c(4) = 1 + 1/2 + 1/3 + 1/4 = 25/12; BH q = 0.04, 0.16/3, 0.16/3, 0.5 -> times 25/12, capped at 1
+    np.testing.assert_allclose(benjamini_yekutieli([0.01, 0.04, 0.03, 0.5]),
+                               [0.04 * 25 / 12, 0.16 / 3 * 25 / 12, 0.16 / 3 * 25 / 12, 1.0])
+    rng = np.random.default_rng(40)
+    for m in (1, 7, 480):
+        p = rng.random(m) ** 4
+        c = sum(1 / i for i in range(1, m + 1))
+        np.testing.assert_allclose(benjamini_yekutieli(p), np.minimum(1, c * benjamini_hochberg(p)), atol=1e-12)
+        # the step-up rule at level alpha / c(m) rejects the same hypotheses
+        for alpha in (0.05, 0.2):
+            assert np.array_equal(benjamini_yekutieli(p) <= alpha + 1e-12, _bh_rejections(p, alpha / c))
+    P = rng.random((3, 5))
+    assert benjamini_yekutieli(P).shape == (3, 5)
+    with pytest.raises(ValueError, match="at least one"):
+        benjamini_yekutieli([])
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        benjamini_yekutieli([np.nan])
+
+
+# the name-like rule -----------------------------------------------------------------------------
+
+def _name_like_loops(V, is_name, candidates, k, share):
+    """Brute force: sort every other row by (-cosine, index), count names among the first k."""
+    U = _unit(V)
+    out = []
+    for c in candidates:
+        others = [(-(U[c] @ U[j]), j) for j in range(len(U)) if j != c]
+        nearest = [j for _, j in sorted(others)[:k]]
+        out.append(sum(is_name[j] for j in nearest) >= share * k)
+    return np.array(out, dtype=bool)
+
+
+def test_name_like_agrees_with_brute_force():
+    rng = np.random.default_rng(41)
+    for trial in range(20):
+        n, d = int(rng.integers(12, 60)), int(rng.integers(2, 6))
+        V = rng.normal(size=(n, d))
+        if trial % 4 == 0:
+            V[1] = V[0] * 2.0           # a tie in cosine
+            V[2] = V[0] * 0.5
+        is_name = rng.random(n) < 0.4
+        cand = rng.choice(n, size=min(n, 10), replace=False)
+        k = int(rng.integers(1, min(8, n - 1)))
+        share = float(rng.choice([0.3, 0.5, 1.0]))
+        np.testing.assert_array_equal(name_like(V, is_name, cand, k=k, share=share),
+                                      _name_like_loops(V, is_name, cand, k, share))
+
+
+def test_name_like_hand_case_and_errors():
+    V = [[1, 0], [1, 0.1], [1, -0.1], [0, 1], [0.1, 1], [-0.1, 1]]
+    names = np.array([False, True, True, False, False, False])
+    assert name_like(V, names, [0, 3], k=2).tolist() == [True, False]
+    assert name_like(V, names, [0], k=3, share=1.0).tolist() == [False]    # the third neighbour is no name
+    assert name_like(V, names, [], k=2).shape == (0,)
+    with pytest.raises(ValueError, match="bool array"):
+        name_like(V, [1, 0, 0, 0, 0, 0], [0])
+    with pytest.raises(ValueError, match="choose k"):
+        name_like(V, names, [0], k=6)
+    with pytest.raises(ValueError, match="share"):
+        name_like(V, names, [0], k=2, share=0)
+    with pytest.raises(ValueError, match="row indices"):
+        name_like(V, names, [6], k=2)
+
+
+# matching clusters across runs --------------------------------------------------------------------
+
+def test_best_overlap_hand_case_and_relabelling():
+    match, jac = best_overlap([0, 0, 1, 1, 1], [1, 1, 1, 0, 0])
+    assert match.tolist() == [1, 0]
+    np.testing.assert_allclose(jac, [2 / 3, 2 / 3])
+    rng = np.random.default_rng(42)
+    a = rng.integers(0, 6, size=200)
+    a[:6] = np.arange(6)
+    perm = rng.permutation(6)
+    match, jac = best_overlap(a, perm[a])          # the same partition, renumbered: found exactly
+    assert match.tolist() == perm.tolist() and np.allclose(jac, 1)
+    # against a brute-force Jaccard
+    b = rng.integers(0, 4, size=200)
+    b[:4] = np.arange(4)
+    match, jac = best_overlap(a, b)
+    for i in range(6):
+        scores = [len(set(np.flatnonzero(a == i)) & set(np.flatnonzero(b == j)))
+                  / len(set(np.flatnonzero(a == i)) | set(np.flatnonzero(b == j))) for j in range(4)]
+        assert match[i] == int(np.argmax(scores)) and jac[i] == pytest.approx(max(scores))
+    with pytest.raises(ValueError, match="one per vector"):
+        best_overlap([0, 1, 1], [0, 1])

@@ -74,6 +74,35 @@ def t08_alt(name, col):
     return r"(?m)^" + re.escape(name) + r"\s+" + r"[-\d.%]+\s+" * k + r"([-\d.]+)"
 
 
+def t10_shrink(key, targets, k):
+    """The k-th "% smaller" (0: |d|, 1: association gap, 2: centroid distance) of 10's projection table."""
+    return r"(?m)^\s*" + key + " " + targets + r"\s" + r"(?:[^%\n]*%)" * k + r"[^%\n]*?(\d+)%"
+
+
+def t10_rank(i):
+    """The i-th word of 10's list of negative_emotion words leaning most towards the European-American names."""
+    return r"towards the European-American names \(frequency rank\): " + r"\w+ \([\d,]+\), " * i + r"(\w+) \("
+
+
+def t10_row(row, col):
+    """10's table of lexicon WEATs with the paper's targets: our d ("d") or Table 1's d ("table1") of a row."""
+    start = r"(?m)^\s+" + str(row) + r" \S.*?positive_emotion vs\. negative_emotion\s+\S+\s+"
+    return start + (r"(\S+)\s" if col == "d" else r"\S+\s+\S+\s+(\S+)$")
+
+
+def t11(cluster, col):
+    """Column of the name-cluster table of 11 (female share or mean year), by the cluster's number."""
+    tail = r"(\S+)" if col == "female" else r"\S+\s+(\d+)"
+    return r"(?m)^\s+N" + str(cluster) + r"\s+\d+\s+[\d,]+\s+" + tail
+
+
+def t11_stable(pair, col):
+    """11's stability table: how many of the other seeds a discovery survives (col "all") or survives with
+    both matched clusters keeping half of their members (col "same")."""
+    pattern = r"(\d) of \d+  \(\d of \d+\)" if col == "all" else r"\((\d) of \d+\)"
+    return r"(?m)^\s*" + re.escape(pair) + r"\s.*\s" + pattern
+
+
 CLAIMS = {
     "04_effect_size": [
         C(r"All (\d+) science words lean towards the male terms", r"(\d+) of \d+ science words"),
@@ -82,6 +111,9 @@ CLAIMS = {
     "05_permutation_tests": [
         C(r"for\n?\s*\$B = 2\{,\}000\$ it is (\S+), against an expected (\S+), with a standard error of (\S+)\)",
           r"mean - exact = (\S+);", r"expected \(1 - p\)/\(B \+ 1\) = (\S+);", r"mean of 20 runs (\S+)"),
+        # issue 19, item 9: the normal approximation for rows 1 and 3 (the table of section 4)
+        C(r"For rows 1 and 3 the same approximation gives\s+\$(1\.\d \\cdot 10\^\{-\d\})\$ and \$(\d\.\d \\cdot 10\^\{-\d\})\$",
+          r"(?m)^\s+1\s+\d+\s+\S+\s+\S+\s+(\S+)\s+\S+$", r"(?m)^\s+3\s+\d+\s+\S+\s+\S+\s+(\S+)\s+\S+$"),
     ],
     "06_table1": [
         # section 5.5 and its reflection (issue 11, item 2)
@@ -117,6 +149,58 @@ CLAIMS = {
           r"names \(filter 0.2\): .*p < 0.05 when r12 >= (\S+)", r"names \(filter 0.2\): .* to (\S+), p < 0.05"),
         C(r"gives p at most (\S+) for every admissible", r"(?m)^\s+occupations: .* to (\S+), p < 0.05"),
     ],
+    "11_enumerating_biases": [
+        # section 1: the rule for names among the words
+        C(r"far too wide:\s+(\d+) of the candidate tokens meet it", r"(\d+) of them not Empath words"),
+        # section 2: what the clusters capture
+        C(r"\(N1 and N6, (\S+) and (\S+) female\)", t11(1, "female"), t11(6, "female")),
+        C(r"female names \(N4, (\S+)\) hold", t11(4, "female")),
+        C(r"names of N4 and N1 belong to people born on average in (\d+) and (\d+),", t11(4, "year"), t11(1, "year")),
+        C(r"have the youngest names, (\d+) and (\d+)\. Era and gender mix: N0\s+is also (\S+) female",
+          t11(0, "year"), t11(11, "year"), t11(0, "female")),
+        C(r"and it is (\S+) female\. A", t11(11, "female")),
+        # section 5.1: Monte Carlo against exact
+        C(r"among the (\d+)\s+pairs with exact \$p \\ge 0\.001\$ the largest difference is (\S+) standard errors, and (\S+) of the",
+          r"the (\d+) pairs with exact p >= 0.001", r"(\S+) standard errors;", r"standard errors; (\S+) within 3"),
+        C(r"the (\d) pairs\s+at its floor have exact p-values from (\S+) to (\S+), and",
+          r"the (\d) pairs at the Monte Carlo floor", r"have exact p-values (\S+),", r"have exact p-values .*, (\S+)\n"),
+        C(r"and (\d) of them lie below anything", r"pairs with exact p < \S+: (\d+)"),
+        # section 6: the corrections
+        C(r"On this run Benjamini-Hochberg keeps (\d+) pairs, Benjamini-Yekutieli (\d+) and Bonferroni (\d+), the same",
+          r"Benjamini-Hochberg, q <= 0.05:\s+(\d+)", r"Benjamini-Yekutieli, q <= 0.05:\s+(\d+)", r"Bonferroni, p <= \S+:\s+(\d+)"),
+        C(r"the same\s+(\d) as Benjamini-Yekutieli\.", r"Benjamini-Yekutieli, q <= 0.05:\s+(\d+)"),
+        C(r"With the Monte Carlo\s+p-values Bonferroni would keep (\d+):", r"with the Monte Carlo p-values: .*Bonferroni (\d+) "),
+        C(r"including the one whose exact p-value, (\S+), does not\.", r"have exact p-values .*, (\S+)\n"),
+        C(r"Bonferroni is therefore not stricter than needed here: it keeps exactly()",
+          r"Bonferroni and Benjamini-Yekutieli keep the same pairs: True()"),
+        C(r"Benjamini-Hochberg reported something in (\S+) of the scrambled runs and Benjamini-Yekutieli in\s+(\S+):",
+          r"in (\S+) of the runs \(Benjamini-Hochberg\)", r"and (\S+) \(Benjamini-Yekutieli\)"),
+        C(r"N0 \(the recent names\) at (\S+), N10 \(names\s+that are also ordinary words or places\) at (\S+)\s+and\s+N1\s+\(the\s+most\s+common\s+male\s+names\)\s+at\s+(\S+),\s+where\s+a\s+random\s+direction\s+gives\s+a\s+standard\s+deviation\s+of\s+(\S+)\.\s+The\s+word\s+clusters\s+less\s+so\s+\(the\s+largest\s+is\s+(\S+)\)",
+          r"N0 (\S+),", r"N10 (\S+),", r"N1 (\S+),", r"standard deviation (\S+)\)", r"largest \|cosine\| (\S+);"),
+        # section 7: the associations
+        C(r"\*\*N11 with W22\*\* has the largest \$g\$ \((\S+)\)", r"largest g = (\S+),"),
+        C(r"survives all five other seeds, each time with\s+clusters that keep at least half of their members \((\d) of 5\)",
+          t11_stable("N11-W22", "same")),
+        C(r"give\s+(\d+%) of it, and N11 as a whole is (\S+) female with mean year of birth (\d+)\.",
+          r"N11-W22: .*\n.*\n   names that drive g \((\d+)%", t11(11, "female"), t11(11, "year")),
+        C(r"common female names \((\S+) female, mean year (\d+)\) with family", t11(4, "female"), t11(4, "year")),
+        C(r"it survives\s+all five seeds \((\d) of 5 with both overlaps", t11_stable("N4-W30", "same")),
+        C(r"male names \((\S+) female\) with sports", t11(9, "female")),
+        C(r"W33 survives (\d) of 5 seeds, W16 (\d) of 5\.", t11_stable("N9-W33", "all"), t11_stable("N9-W16", "all")),
+        C(r"\(countries of Europe and Latin America\) survives (\d) of 5 seeds, but never with a\s+name cluster that keeps half of N7's members \((\d) of 5\)",
+          t11_stable("N7-W31", "all"), t11_stable("N7-W31", "same")),
+        C(r"the most common male names \((\S+) female\) with generic narrative words", t11(1, "female")),
+        C(r"(\d+%) of its \$g\$ lies along the frequency direction alone", r"N1-W2: .*frequency direction (\d+)%"),
+        C(r"comes back in only (\d)\s+of 5 runs", t11_stable("N11-W37", "all")),
+        # "all five": an empty group that the output regex matches only when the row says 5 of 5
+        C(r"\*\*N11 with W22\*\* has the largest \$g\$ \(\S+\) and survives all five other seeds()",
+          r"(?m)^\s*N11-W22\s.*\s5 of 5  \(.*()$"),
+        C(r"and it survives\s+all five seeds()", r"(?m)^\s*N4-W30\s.*\s5 of 5  \(.*()$"),
+        # section 7.2 and 8: power
+        C(r"a pair\s+needs a cosine of (\S+) between its centred centroids to pass Bonferroni \((\S+) to be the first\s+discovery of Benjamini-Yekutieli\), a pair with cosine (\S+) has \$p\$ = (\S+) on its own",
+          r"first step of Benjamini-Hochberg: .* >= (\S+)\n", r"first step of Benjamini-Yekutieli: .* >= (\S+)\n",
+          r"a pair with cosine (\S+) alone", r"alone: p = (\S+)\n"),
+    ],
     "08_debiasing": [
         # section 3: the choice of the direction
         C(r"choose (himself-herself) as well \(gap (\S+)\)", r"Direction used from now on: (\S+)\.", r"(?m)^\s+himself-herself\s+(\S+)"),
@@ -134,8 +218,13 @@ CLAIMS = {
         C(r"than himself-herself \(gap (\S+) against (\S+)\)", t08_alt("mean of 13 pairs", "gap"), t08_alt("himself-herself", "gap")),
         C(r"\$d\$ goes\s+from (\S+) to (\S+), and the two-sided p = (\S+) says",
           t08_alt("(none)", "d7"), t08_alt("mean of 13 pairs", "d7"), t08_alt("mean of 13 pairs", "p7")),
-        C(r"\(d = (\S+), two-sided p = (\S+)\) and leaves a WEFAT correlation of (\S+)\.",
-          t08_alt("he-she", "d7"), t08_alt("he-she", "p7"), t08_alt("he-she", "r")),
+        C(r"\(d = (\S+), two-sided\s+p = (\S+); s = (\S+), (\S+)% of the original s\) and leaves a WEFAT correlation of (\S+)\.",
+          t08_alt("he-she", "d7"), t08_alt("he-she", "p7"), r"after he-she:\s+s =\s+(\S+) ",
+          r"after he-she:\s+s =\s+\S+ \(\s*(\S+)% of s\)", t08_alt("he-she", "r")),
+        # issue 19, item 6: the reversal by d and by s
+        C(r"the original one \((\S+)% of the original d\)", r"after mean of 13 pairs:\s+s = .*d =\s+\S+ \(\s*(\S+)% of d\)"),
+        C(r"\(s = (\S+) against (\S+), (\S+)% of s\)", r"after mean of 13 pairs:\s+s =\s+(\S+) ",
+          r"WEAT 7 before the projection: s = (\S+),", r"after mean of 13 pairs:\s+s =\s+\S+ \(\s*(\S+)% of s\)"),
         # section 6: proxies
         C(r"\((\d+)% and (\d+)%\s+of \$s\$ removed\)", r"WEAT 7 with male/female names as attributes: .*\((\d+)% removed",
           r"WEAT 8 with male/female names as attributes: .*\((\d+)% removed"),
@@ -143,14 +232,55 @@ CLAIMS = {
         C(r"career and family, (\d+)% removed, p = (\S+)\)", r"WEAT 6 \(names; .*\((\d+)% removed", r"WEAT 6 \(names; .* -> (\S+)\n"),
         C(r"\((\d+)% after the projection, against (\d+)% by chance\)",
           r"600 most gendered words: .* and (\d+)% after", r"600 most gendered words: .*baseline (\d+)%"),
-        C(r"recover the former side of (\d+)% \((\d+)% before\), above\s+the majority-class baseline of (\d+)%",
+        C(r"recover the former side of (\d+)% \((\d+)% before\), against\s+a majority-class baseline of (\d+)%",
           r"50 occupations: .* and (\d+)% after", r"50 occupations: .* for (\d+)% before", r"50 occupations: .*baseline (\d+)%"),
+        # issue 19, item 6: the occupations' proxy result is not evidence; the 600 words' is
+        C(r"(\d+) of (\d+) right where always guessing the larger class gets (\d+)\.", r"50 occupations: (\d+) of \d+ right",
+          r"50 occupations: \d+ of (\d+) right", r"50 occupations: .* (\d+) expected at the baseline"),
+        C(r"A one-sided binomial test gives p = (\S+) \(a rough", r"50 occupations: .*one-sided binomial p = (\S+)"),
+        C(r"\((\d+) right where chance gives (\d+), p far", r"600 most gendered words: (\d+) of",
+          r"600 most gendered words: .* (\d+) expected at the baseline"),
         # the reflection's model answer
         C(r"kept only (\d+)% and (\d+)%\s+of its value and the WEFAT correlation with the share of women fell from (\S+) to (\S+),",
           t08(7, "s_left"), t08(8, "s_left"), r"Pearson r (\S+) \(p", r"-> (\S+) \(p = \S+\);"),
         C(r"row 6 with names kept (\d+)% of its", t08(6, "s_left")),
         C(r"former gender side of\s+(\d+)% of the 600", r"600 most gendered words: .* and (\d+)% after"),
         C(r"another\s+direction \(the mean of (\d+) pairs\)", r"mean of (\d+) pairs"),
+    ],
+    "10_lexicon_weat": [
+        # issue 19, item 7: what drives row 3's reversal
+        C(r"\((\d+) of (\d+) negative and (\d+) of (\d+) positive\s+words\)",
+          r"negative_emotion: (\d+) of", r"negative_emotion: \d+ of (\d+) words", r"positive_emotion: (\d+) of",
+          r"positive_emotion: \d+ of (\d+) words"),
+        C(r"the negative words lean more \((\S+) against (\S+) on average\)",
+          r"negative_emotion: .*mean lean (\S+)", r"positive_emotion: .*mean lean (\S+)"),
+        C(r"lean most are \*(\w+)\*, \*(\w+)\*, \*(\w+)\*, \*(\w+)\*, \*(\w+)\* and \*(\w+)\*:",
+          *(t10_rank(i) for i in range(6))),
+        C(r"lists \*(\w+)\* and \*(\w+)\* under both", r"words in both categories: (\w+),", r"words in both categories: \w+, (\w+)"),
+        C(r"\(Spearman correlation (\S+) with its frequency rank\)", r"Spearman correlation of an emotion word's lean .*\): (\S+)"),
+        C(r"\(median\s+rank ([\d,]+) against ([\d,]+)\)", r"median frequency rank: European-American names ([\d,]+),",
+          r"median frequency rank: .*African-American names ([\d,]+);"),
+        C(r"more frequent than its positive ones\s+\(median rank ([\d,]+) against ([\d,]+)\)",
+          r"median frequency rank: .*negative_emotion words ([\d,]+)", r"median frequency rank: .*positive_emotion words ([\d,]+),"),
+        # issue 19, item 8: random 8 + 8 names
+        C(r"Random 8 \+ 8 names give \$d\$ = (\S+) on average, and 95% of the draws fall between (\S+) and (\S+);",
+          r"d mean (\S+), 95%", r"95% of draws between (\S+) and", r"95% of draws between \S+ and ([\d.]+)"),
+        C(r"only (\S+)% of them reach the (\S+) of Table 1's names", r"draws reaching it: (\S+)%", r"Table 1's 8 \+ 8 names: d = (\S+);"),
+        C(r"\(only (\S+)% of the draws have", r"draws with d <= 0: \d+ \((\S+)%\)"),
+        # issue 19, item 7: "% smaller" by three measures
+        C(r"\$\|d\|\$ shrinks by (\d+)%, the association gap by (\d+)% and the distance between\s+the name centroids by (\d+)%",
+          t10_shrink("6", "paper", 0), t10_shrink("6", "paper", 1), t10_shrink("6", "paper", 2)),
+        C(r"shrink more by every measure \((\d+)%, (\d+)% and (\d+)%\)",
+          t10_shrink("6", "ssa", 0), t10_shrink("6", "ssa", 1), t10_shrink("6", "ssa", 2)),
+        C(r"does not change at all \((\d+)%\)", t10_shrink("7", "paper", 2)),
+        C(r"(\d+) of the (\d+) intervals still exclude 0; only row 7's, \[(\S+), (\S+)\], contains it",
+          r"exclude 0: (\d+) of", r"exclude 0: \d+ of (\d+);", r"row 7 \(paper\) \[(\S+),", r"row 7 \(paper\) \[\S+, (\S+)\]"),
+        # the reflection's model answer
+        C(r"the career/family d fell from (\S+) to (\S+)\s", r"career vs. family\s+8 \+ 8\s+8,8\s+(\S+) \[",
+          r"career vs. family\s+SSA 300\s+300,300\s+(\S+) \["),
+        C(r"reach (\S+) in only (\S+)% of draws", r"Table 1's 8 \+ 8 names: d = (\S+);", r"draws reaching it: (\S+)%"),
+        C(r"\(d = (\S+)\s+and (\S+), intervals excluding 0\)", t10_row(3, "d"), t10_row(4, "d")),
+        C(r"words give (\S+) and (\S+) on the same", t10_row(3, "table1"), t10_row(4, "table1")),
     ],
 }
 
@@ -159,12 +289,29 @@ CLAIMS = {
 DISCUSSIONS = {
     "06_table1": [(r"^With \$B = 20\{,\}000\$ only row 2", [])],
     "07_wefat": [(r"^For the occupations the difference is significant", ["0.05"])],  # the usual threshold
+    "11_enumerating_biases": [
+        (r"^What the clusters capture, on this run", []),
+        (r"^The Monte Carlo p-values agree with the exact ones", ["0.001"]),   # a threshold of the check
+        (r"^\*\*Three corrections, three guarantees", []),
+        (r"^Benjamini-Hochberg reported something in", []),
+        (r"^The name clusters lie far along the frequency direction", []),
+        (r"^Reading the list", ["0.5"]),                            # the overlap the table requires
+        (r"^### 7\.1 Do they survive", ["0.5", "0.05"]),           # the overlap the table requires, alpha
+        (r"^## 8\. What unsupervised enumeration", ["5%", "0.05", "7.1"]),   # alpha, and a section number
+    ],
     "08_debiasing": [
         (r"^\*\*Reading the numbers\.\*\*", []),
         (r"^The direction matters as much as the method", []),
         (r"^The debiasing paper found", []),
         (r"^With names as attributes", []),
         (r"^A model answer", []),
+    ],
+    "10_lexicon_weat": [
+        (r"^\*\*Reading the comparison\.\*\*", []),
+        (r"^Random 8 \+ 8 names give", []),
+        (r"^The three measures answer", []),
+        (r"^\*\*Side by side with the paper", []),
+        (r"^A model answer", ["95%"]),   # the name rule, a stated choice
     ],
 }
 
