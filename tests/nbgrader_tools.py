@@ -277,47 +277,6 @@ def generate_release(api, assignment: str) -> float:
     return time.perf_counter() - t0
 
 
-def validate(path, config=None, invert: bool = False) -> dict:
-    """``nbgrader.validator.Validator().validate(path)``: ``{}`` when the notebook is as expected.
-
-    Not the CLI, whose exit code is 0 even when tests fail. With ``invert=True`` the result
-    lists the graded cells that *pass* (a released notebook should pass none).
-    """
-    from nbgrader.validator import Validator
-
-    key = _content_key(path)
-
-    class Keeping(Validator):  # keeps the executed notebook for executed_notebook()
-        def _preprocess(self, nb):
-            nb = super()._preprocess(nb)
-            _EXECUTED[key] = copy.deepcopy(nb)
-            return nb
-
-    v = Keeping(config=config) if config is not None else Keeping()
-    v.invert = invert
-    return v.validate(str(path))
-
-
-# executed notebooks by content: a solution that gate 1 validated is not run again by test_prose
-_EXECUTED: dict = {}
-
-
-def _content_key(path) -> str:
-    import hashlib
-
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def executed_notebook(path, config=None):
-    """The notebook at ``path`` executed top to bottom in its folder by nbgrader's Validator (its
-    outputs kept), once per session and content: :func:`validate` of the same notebook fills the
-    cache, so a solution validated by gate 1 is not executed a second time."""
-    key = _content_key(path)
-    if key not in _EXECUTED:
-        validate(path, config)
-    return copy.deepcopy(_EXECUTED[key])
-
-
 # ---------------------------------------------------------------------------------------------
 # Submissions
 # ---------------------------------------------------------------------------------------------
