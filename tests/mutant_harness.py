@@ -278,10 +278,29 @@ class Harness:
         return verdict
 
 
-def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_root, work) -> dict:
-    """``{label: Verdict}`` for the worked solution (``"full"``) and every mutant (by name)."""
+def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_root, work,
+                workers: int | None = None) -> dict:
+    """``{label: Verdict}`` for the worked solution (``"full"``) and every mutant (by name).
+
+    The mutants are shared out between ``workers`` forking kernels (default: 2, or 1 on a one-core
+    machine), each running the worked solution once; their verdicts on the worked solution must agree.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     import nbgrader_tools as nbt
 
     name = full_nb.metadata.get("name", assignment)
     variants = {m["name"]: nbt.apply_mutant({name: full_nb}, m)[name] for m in mutants}
-    return Harness(assignment, full_nb, Path(course_root), Path(work)).run(variants, students)
+    order = sorted(variants, key=lambda k: _first_change(full_nb, variants[k]))
+    workers = max(1, min(workers or min(2, os.cpu_count() or 1), len(order) or 1))
+    groups = [{k: variants[k] for k in order[i::workers]} for i in range(workers)]
+    harnesses = [Harness(assignment, full_nb, Path(course_root), Path(work) / f"kernel{i}") for i in range(workers)]
+    with ThreadPoolExecutor(workers) as pool:
+        results = list(pool.map(lambda hg: hg[0].run(hg[1], students), zip(harnesses, groups)))
+    verdicts = {}
+    for result in results:
+        assert result["full"].scores == results[0]["full"].scores, (
+            f"{assignment}: the worked solution scored differently in two kernels: "
+            f"{results[0]['full'].scores} and {result['full'].scores}")
+        verdicts.update(result)
+    return verdicts
