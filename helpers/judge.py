@@ -310,7 +310,7 @@ class _Decoder:
                     and len(keys) == vectors.shape[0]):
                 raise JudgeError("malformed answer (embedding)")
             from gensim.models import KeyedVectors
-            kv = KeyedVectors(vectors.shape[1], count=len(keys), dtype=vectors.dtype)
+            kv = KeyedVectors(vectors.shape[1], dtype=vectors.dtype)  # count=n would add n empty slots first
             kv.add_vectors(keys, vectors)
             return kv
         if t == "axes":

@@ -70,7 +70,7 @@ class _Decoder:
                 return load_default()
             from gensim.models import KeyedVectors
             vectors = self.array(node["k"])
-            kv = KeyedVectors(vectors.shape[1], count=len(node["keys"]), dtype=vectors.dtype)
+            kv = KeyedVectors(vectors.shape[1], dtype=vectors.dtype)  # count=n would add n empty slots first
             kv.add_vectors(list(node["keys"]), vectors)
             return kv
         if t == "axes":

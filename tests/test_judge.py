@@ -168,6 +168,25 @@ def test_generators_embeddings_and_references_are_sent_as_markers():
     assert rng.random() == expected  # the grader's Generator did not advance
 
 
+def test_a_small_embedding_keeps_exactly_its_words_both_ways():
+    from gensim.models import KeyedVectors
+
+    toy = KeyedVectors(3)
+    toy.add_vectors(["he", "she"], np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32))
+    seen = {}
+
+    def f(kv):
+        seen["keys"], seen["vectors"] = list(kv.index_to_key), kv.vectors.copy()
+        return kv
+
+    answer, dec = _call(_runtime({"f": f}), "f", toy)
+    back = dec(answer["value"])
+    for keys, vectors in ((seen["keys"], seen["vectors"]), (list(back.index_to_key), back.vectors)):
+        assert keys == ["he", "she"]  # no empty slots before the words
+        assert vectors.dtype == np.float32 and np.array_equal(vectors, toy.vectors)
+    assert back["she"].tolist() == [4.0, 5.0, 6.0]
+
+
 def test_a_grader_function_cannot_be_sent():
     with pytest.raises(TypeError, match="cannot be sent"):
         _Encoder()(lambda: 0)
