@@ -1,4 +1,4 @@
-"""Command line: ``python -m helpers replicate`` (the whole replication, headless) and ``python -m helpers grade`` (instructors).
+"""Command line: ``python -m helpers replicate`` (the whole replication, headless), ``grade`` and ``bundle`` (instructors) and ``site`` (the course as a website).
 
 Prints the Table 1 comparison (original IAT, paper, this embedding) and the WEFAT correlations,
 writes the figures to ``--out`` (PNG, SVG or PDF: ``--format``, ``--dpi``) and, with ``--json FILE``, the
@@ -249,8 +249,31 @@ def _bundle(args) -> int:
     return 0
 
 
+def _site(args) -> int:
+    from .site import SiteError, build_site, execute_notebooks
+
+    try:
+        if args.execute_only is not None:
+            if args.out:
+                print("error: --execute-only writes executed/ and builds no site; give no OUT with it", file=sys.stderr)
+                return 2
+            paths = execute_notebooks(".", args.execute_only or None)
+            print(f"{len(paths)} executed notebook(s) written to executed/; check the outputs, then commit them")
+            return 0
+        if not args.out:
+            print("error: give the folder to write the site to: python -m helpers site OUT", file=sys.stderr)
+            return 2
+        result = build_site(".", args.out, edition=args.edition, force=args.force)
+    except SiteError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"The {result['edition']} edition of the site ({len(result['chapters'])} chapters) was built in "
+          f"{result['seconds']:.0f} s: open {result['out'] / 'index.html'}, or copy {result['out']}/ to any static host")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m helpers``: the ``replicate`` and ``grade`` commands.
+    """``python -m helpers``: the ``replicate``, ``grade``, ``bundle`` and ``site`` commands.
 
     Parameters
     ----------
@@ -300,7 +323,19 @@ def main(argv: list[str] | None = None) -> int:
                         "course package as a wheel, requirements.txt) to OUT, with no solutions or hidden tests")
     bu.add_argument("out", metavar="OUT", help="folder to create")
     bu.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    si = sub.add_parser("site", help="the course as a static website in OUT (needs requirements-site.txt): the "
+                        "self-study edition (executed worked solutions, folded) or the class edition (released notebooks)")
+    si.add_argument("out", nargs="?", metavar="OUT", help="folder to write the site to (open OUT/index.html)")
+    si.add_argument("--edition", choices=("self-study", "class"), default="self-study",
+                    help="self-study (default): executed worked solutions, Table 1 and figures; class: the released "
+                    "notebooks only, no output, worked solution or hidden test")
+    si.add_argument("--force", action="store_true", help="replace OUT if it exists")
+    si.add_argument("--execute-only", nargs="*", default=None, metavar="NN_topic",
+                    help="build no site: execute the worked solutions (all, or the ones named) into executed/, "
+                    "the stored notebooks the self-study edition shows")
     args = parser.parse_args(argv)
+    if args.command == "site":
+        return _site(args)
     if args.command == "grade":
         return _grade(args)
     if args.command == "bundle":

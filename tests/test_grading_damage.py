@@ -15,31 +15,39 @@ grade``'s :func:`helpers.grading.grade_class` twice with a worker killed as the 
 it for memory. The rest needs no nbgrader run: collection (``nbgrader collect`` of an exchange),
 the kernel's ``sys.path``, and the pieces on their own.
 
-What the same submissions did before (commit 65fd2d7, measured on the 2-core test machine while
-it was shared, with ``Execute.timeout`` 30 s as here; the numbers are in the report of the change):
+What the same submissions did before (commit 65fd2d7, each graded on its own with ``Execute.timeout``
+30 s, on the 2-core test machine while it was shared):
 
-* ``b-html``: the ``<script>`` of an output's HTML, JavaScript and SVG, and of a markdown cell,
-  reached the feedback page and the formgrader's page;
-* ``c-symlinks``: links to the worked solution and ``nbgrader_config.py`` were copied, as their
-  targets, into ``autograded/`` and ``feedback/``; a named pipe made nbgrader fail the submission;
-* ``d-beside``: the ``numpy.py`` beside the notebook was imported: every cell failed, 0 points;
-* ``e-nb-symlink``: a notebook that is a link to the worked solution earned full marks;
-* ``f-slow``: three cells each sleeping just under the cell timeout held the worker 90 s, unflagged;
-* ``g-output``: five 10 MB lines made a 50 MB graded notebook and a 50 MB feedback page;
-* ``h-disk``: 1 GiB written with ``ndarray.tofile`` (no ``open()``) landed in ``autograded/`` and
-  ``feedback/`` (2 GiB on disk);
-* ``i-metadata``: a ``course_flags`` entry brought in the notebook's metadata became a flag whose
-  ``<script>`` reached the feedback page;
-* ``j-scan``: a cell with a top-level ``await`` hid ``import subprocess`` from the scan (no flag);
-* ``k-skip-tag``: the untouched release with every test cell tagged ``skip-execution`` earned
-  full marks;
-* a killed worker failed every submission still pending in the run, on every re-run.
+* ``b-html``: the JavaScript output's ``<script>`` and the markdown cell's ``<img onerror=...>``
+  reached the feedback page and the formgrader's page (nbconvert shows the JavaScript form of an
+  output before its HTML and SVG forms);
+* ``c-symlinks``: the named pipe made nbgrader fail the submission (not graded); without it, the
+  link to the worked solution arrived in ``autograded/`` and ``feedback/`` as a file holding 37
+  hidden-test and 24 solution lines, and the link to ``nbgrader_config.py`` as a copy of it;
+* ``d-beside``: the ``numpy.py`` beside the notebook was imported: 0 of 8 code points; it, the
+  ``helpers/`` package and the start-up file were copied to ``autograded/`` and ``feedback/``;
+* ``e-nb-symlink``: a notebook that is a link to the worked solution earned 8 of 8, and the worked
+  solution's answers were in its feedback;
+* ``f-slow``: three cells each sleeping just under the cell timeout held the worker 140 s, flagged
+  only because they import ``time``;
+* ``g-output``: five 10 MB lines made a 50.2 MB graded notebook and a 50.3 MB feedback page; the
+  grading process peaked at 547 MB instead of 206 MB;
+* ``h-disk``: the 1 GiB written with ``ndarray.tofile`` (no ``open()``) was copied to
+  ``autograded/`` and ``feedback/`` (2.1 GB), the one in ``/tmp`` took 1 GiB of memory;
+* ``i-metadata``: the ``course_flags`` entry brought in the notebook's metadata became a flag whose
+  ``<script>`` ran in the feedback page;
+* ``j-scan``: a cell the scan cannot parse passed it without a flag;
+* ``k-skip-tag``: the untouched release with every test cell tagged ``skip-execution`` earned 8
+  of 8, unflagged;
+* a killed worker failed all four submissions of the run (``BrokenProcessPool``), and again on the
+  re-run.
 """
 from __future__ import annotations
 
 import copy
 import json
 import os
+import re
 import signal
 import threading
 import time
@@ -159,8 +167,7 @@ def _beside(root) -> None:
     (folder("c-symlinks") / "notes.txt").symlink_to(root / "solutions" / A / f"{A}.ipynb")
     (folder("c-symlinks") / "config.py").symlink_to(root / "nbgrader_config.py")
     (folder("c-symlinks") / "sol").symlink_to(root / "solutions")
-    if (root / "hidden_tests").is_dir():  # where the judge's hidden tests live
-        (folder("c-symlinks") / "tests.py").symlink_to(root / "hidden_tests" / f"{A}.py")
+    (folder("c-symlinks") / "tests.py").symlink_to(root / "hidden_tests" / f"{A}.py")  # the judge's hidden tests
     os.mkfifo(folder("c-symlinks") / "pipe")
     (folder("d-beside") / "helpers").mkdir()
     (folder("d-beside") / "helpers" / "__init__.py").write_text("raise ImportError('the helpers/ beside it ran')\n")
@@ -224,10 +231,8 @@ def graded(tmp_path_factory):
         for s in SUBMISSIONS:
             nb = root / "autograded" / s / A / f"{A}.ipynb"
             pages[s] = _formgrader_page(nb, s) if nb.is_file() else ""
-    try:  # with the judge, the hidden tests also live in hidden_tests/<assignment>.py
-        secret = nbt.hidden_and_solution_lines(nbt.read_nb(root / "solutions" / A / f"{A}.ipynb"), A)
-    except TypeError:
-        secret = nbt.hidden_and_solution_lines(nbt.read_nb(root / "solutions" / A / f"{A}.ipynb"))
+    # the hidden tests: the notebook's hidden blocks and the judge's hidden_tests/<assignment>.py
+    secret = nbt.hidden_and_solution_lines(nbt.read_nb(root / "solutions" / A / f"{A}.ipynb"), A)
     print(f"autograde of {len(SUBMISSIONS)} submissions: {t.wall:.1f} s")
     return dict(root=root, result=result, feedback=feedback, scores=scores, flags=flags, pages=pages, secret=secret)
 
@@ -293,8 +298,9 @@ def test_graded_notebook_and_feedback_are_bounded(graded, student):
 # ---------------------------------------------------------------------------------------------
 
 def _scripts(page: str) -> list[str]:
-    return [m for m in MARKERS if f"<script>alert('{m}')" in page or f"alert('{m}')\n" in page
-            or f"onerror=\"alert('{m}')" in page]
+    """The markers that reach a page inside a script element or inside a tag (an event handler):
+    escaped text (``&lt;script&gt;``) is not a tag."""
+    return [m for m in MARKERS if re.search(rf"<script\b[^>]*>[^<]*{m}", page) or re.search(rf"<[a-zA-Z][^<>]*{m}", page)]
 
 
 @pytest.mark.parametrize("student", ["b-html", "i-metadata"])
@@ -307,7 +313,7 @@ def test_html_outputs_keep_their_text_and_the_answers_keep_their_marks(graded):
     nb = _notebook(graded, "b-html")
     mimes = {m for c in nb.cells if c.cell_type == "code" for o in c.outputs for m in o.get("data", {})}
     assert mimes <= set(rendering.KEEP_MIME), mimes
-    assert any("Shiny object" in o.get("data", {}).get("text/plain", "")
+    assert any("Shiny" in o.get("data", {}).get("text/plain", "")
                for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     assert _points(graded, "b-html") == sum(EXERCISES.values())
     reasons = " | ".join(_flags(graded, "b-html"))
@@ -338,8 +344,12 @@ def test_nothing_is_followed_with_the_graders_rights(graded, student):
     assert "hunter2" not in page
     autograded = json.dumps(nbt.read_nb(root / "autograded" / student / A / f"{A}.ipynb"))
     assert "hunter2" not in autograded
-    if student == "e-nb-symlink":  # the worked solution was never read
-        assert not [line for line in secret["solution"] if line in autograded]
+    if student == "e-nb-symlink":  # the worked solution was never read: the answer cells are the release's
+        release = nbt.read_nb(root / "notebooks" / A / f"{A}.ipynb")
+        stubs = {nbt.grade_id(c): c.source for c in release.cells if nbt.nbgrader_meta(c).get("solution")}
+        graded_nb = nbt.read_nb(root / "autograded" / student / A / f"{A}.ipynb")
+        answers = {nbt.grade_id(c): c.source for c in graded_nb.cells if nbt.grade_id(c) in stubs}
+        assert answers == stubs
 
 
 def test_links_and_pipes_are_dropped_and_flagged(graded):
@@ -397,7 +407,7 @@ def test_disk_budget(graded):
     errors = [o.ename for c in nb.cells[-2:] for o in c.outputs if o.output_type == "error"]
     assert errors == ["OSError", "OSError"], errors
     assert _points(graded, "h-disk") == sum(EXERCISES.values())
-    assert any("filled the disk space" in r for r in _flags(graded, "h-disk"))
+    assert any("the disk space the grader gives" in r for r in _flags(graded, "h-disk"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -508,7 +518,7 @@ def test_a_dead_worker_costs_only_its_own_submission(tmp_path):
     (first, killed1), (second, killed2) = runs
     assert killed1 and killed2, "the victim's worker was never found"
     for s in ("a-honest", "y-honest", "z-honest"):
-        assert first[s].success and first[s].score == first[s].max_score == 8.0, (s, first[s])
+        assert first[s].success and first[s].score == 8.0, (s, first[s])  # all code points (the reflection: a person)
         assert second[s].skipped and second[s].score == 8.0, (s, second[s])
         assert not first[s].flags
     for run in (first, second):

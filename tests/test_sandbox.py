@@ -339,7 +339,9 @@ def test_bad_cell_is_explained(attacked, student, ename):
 
 
 def test_attack_is_real_without_the_sandbox(tmp_path):
-    """Control: unsandboxed, the read-the-solutions attack earns the 3 points (so the test above means something)."""
+    """Control: unsandboxed, the read-the-solutions attack reads and runs the worked solution (so the
+    test above means something). It no longer earns the points: the judge reads ``def cosine`` from
+    the answer cell's source (helpers.judge), and this answer cell has none."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
@@ -353,8 +355,9 @@ def test_attack_is_real_without_the_sandbox(tmp_path):
         nbt.submit(root, A, "cheat", _replace(_full_submission(root), "cosine_solution", ATTACKS["b-read-solutions"]))
         result = api.autograde(A, "cheat")
         assert result["success"], result.get("error")
-        grades = _code(nbt.cell_scores(api.coursedir.db_url, A, "cheat"))
-    assert grades["cosine_tests"]["score"] == 3.0
+        nb = nbt.read_nb(root / "autograded" / "cheat" / A / f"{A}.ipynb")
+    answer = next(c for c in nb.cells if nbt.grade_id(c) == "cosine_solution")
+    assert answer.outputs == [], answer.outputs  # no FileNotFoundError: solutions/ was read and its cosine ran
 
 
 # ---------------------------------------------------------------------------------------------

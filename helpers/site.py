@@ -1,0 +1,1012 @@
+"""The course as a website: ``python -m helpers site OUT [--edition self-study|class]``.
+
+Two editions, built with Sphinx, ``myst-nb`` and ``sphinx-book-theme`` (``requirements-site.txt``):
+
+* **self-study**: a home page (what the course replicates, the course map of ``docs/STUDENTS.md``
+  with its points and times, who gets what), one chapter per notebook made from the *executed*
+  worked solutions kept in ``executed/`` (outputs and figures; every worked solution folded under
+  a "Show solution" toggle, a ``<details>`` element that needs no JavaScript), the replication's
+  Table 1 and figures (computed by :func:`helpers.cli.replicate` while the site is built), the
+  glossary (``docs/GLOSSARY.md``), the references of all notebooks, and ``docs/STUDENTS.md``;
+* **class**: the same frame around the *released* notebooks (``notebooks/``), without any output,
+  worked solution or hidden test, and without the replication's results, for an instructor to
+  publish during a graded term.
+
+Everything the pages need is in the site: the theme's files and a MathJax 3 (SVG output, no web
+fonts) copied from the ``django-static-mathjax`` package (or ``COURSE_MATHJAX_DIR``), so the site
+reads offline and from disk, and makes no request outside itself.
+
+``python -m helpers site --execute-only [NN_topic ...]`` (re)writes ``executed/NN_topic.ipynb``: the
+worked solution with its hidden-test blocks and solution markers removed, executed top to bottom.
+``pytest --nbval executed/ --nbval-sanitize-with executed/nbval_sanitize.cfg`` checks the stored
+outputs against a fresh run (``tests/test_site.py`` does, and that the stored sources still match
+``solutions/``).
+
+Sphinx and its packages are imported only while building (``import helpers`` stays fast); this
+module is also the Sphinx extension of the build (:func:`setup`).
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["EDITIONS", "build_site", "execute_notebooks", "stale_executed", "self_study_notebook", "merge_streams",
+           "class_notebook", "strip_region", "describe_figure", "install_alt_text_hook", "mathjax_dir",
+           "SiteError"]
+
+EDITIONS = ("self-study", "class")
+EXECUTED_DIR = "executed"
+SANITIZE_FILE = "nbval_sanitize.cfg"
+SITE_REQUIREMENTS = "requirements-site.txt"
+MATHJAX_ENV = "COURSE_MATHJAX_DIR"
+# nbgrader's source markers, spelled in pieces so that this file (shipped in the student bundle's
+# wheel) does not itself contain them
+BEGIN_SOLUTION, END_SOLUTION = (f"### {edge} SOLUTION" for edge in ("BEGIN", "END"))
+BEGIN_HIDDEN, END_HIDDEN = (f"### {edge} HIDDEN TESTS" for edge in ("BEGIN", "END"))
+SHOW_SOLUTION, HIDE_SOLUTION = "Show solution", "Hide solution"
+SHOW_ANSWER, HIDE_ANSWER = "Show the model answer", "Hide the model answer"
+STUB = "raise NotImplementedError()"
+NOTEBOOK_METADATA = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+                     "language_info": {"name": "python"}}
+
+
+class SiteError(RuntimeError):
+    """The site cannot be built or the notebooks cannot be executed; the message says what to do."""
+
+
+# --------------------------------------------------------------------------------------------- notebooks
+
+def strip_region(source: str, begin: str, end: str, replacement: str | None = None) -> str:
+    """``source`` without the lines from ``begin`` to ``end`` (both included).
+
+    Parameters
+    ----------
+    source : str
+        A cell's source.
+    begin, end : str
+        The marker lines (compared after stripping white space), e.g. nbgrader's hidden-test markers.
+    replacement : str or None
+        A line put in place of each region, indented like its first marker (None: nothing).
+
+    Returns
+    -------
+    str
+        The source with every region removed; a region left open runs to the end of the cell.
+        Trailing blank lines left behind are dropped.
+
+    Examples
+    --------
+    >>> strip_region("a\\n# <\\nsecret\\n# >\\nb", "# <", "# >")
+    'a\\nb'
+    >>> strip_region("def f():\\n    # <\\n    return 1\\n    # >", "# <", "# >", "raise NotImplementedError()")
+    'def f():\\n    raise NotImplementedError()'
+    """
+    out, inside = [], False
+    for line in source.split("\n"):
+        stripped = line.strip()
+        if not inside and stripped == begin:
+            inside = True
+            if replacement is not None:
+                out.append(line[: len(line) - len(line.lstrip())] + replacement)
+        elif inside:
+            if stripped == end:
+                inside = False
+        else:
+            out.append(line)
+    return "\n".join(out).rstrip()
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {})
+
+
+def self_study_notebook(nb):
+    """The self-study copy of a worked-solution notebook (not executed).
+
+    Hidden-test blocks are removed, the solution marker lines dropped (the worked solution stays),
+    outputs and execution counts cleared, and the notebook metadata reduced to the kernel
+    (:data:`NOTEBOOK_METADATA`). Cells keep their ids and nbgrader metadata.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A notebook of ``solutions/``.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        A new notebook; ``nb`` is unchanged.
+    """
+    nb = copy.deepcopy(nb)
+    nb.metadata = copy.deepcopy(NOTEBOOK_METADATA)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            source = strip_region(cell.source, BEGIN_HIDDEN, END_HIDDEN)
+            cell.source = "\n".join(line for line in source.split("\n")
+                                    if line.strip() not in (BEGIN_SOLUTION, END_SOLUTION))
+            cell.outputs, cell.execution_count = [], None
+        cell.metadata.pop("execution", None)
+    return nb
+
+
+def class_notebook(nb):
+    """The class-edition copy of a released notebook: no output, no worked solution, no hidden test.
+
+    The released notebooks of ``notebooks/`` hold none of these; this removes them all the same
+    (a solution region becomes ``raise NotImplementedError()``, as nbgrader releases it; a markdown
+    answer cell becomes "YOUR ANSWER HERE"), so a release generated by hand or from a changed
+    source cannot leak them into a published site.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A notebook of ``notebooks/``.
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        A new notebook; ``nb`` is unchanged.
+    """
+    nb = copy.deepcopy(nb)
+    nb.metadata = copy.deepcopy(NOTEBOOK_METADATA)
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        if cell.cell_type == "code":
+            source = strip_region(cell.source, BEGIN_HIDDEN, END_HIDDEN)
+            cell.source = strip_region(source, BEGIN_SOLUTION, END_SOLUTION, STUB)
+            cell.outputs, cell.execution_count = [], None
+        elif cell.cell_type == "markdown" and _nbgrader(cell).get("solution"):
+            cell.source = "YOUR ANSWER HERE"
+        elif BEGIN_SOLUTION in cell.source or BEGIN_HIDDEN in cell.source:
+            cell.source = strip_region(strip_region(cell.source, BEGIN_HIDDEN, END_HIDDEN),
+                                       BEGIN_SOLUTION, END_SOLUTION)
+    return nb
+
+
+def merge_streams(outputs: list) -> list:
+    """The outputs with consecutive stream outputs of the same stream (stdout, stderr) joined into one.
+
+    How a kernel splits printed text into messages depends on timing; joined, the stored
+    notebook is the same from run to run (``pytest --nbval`` joins them the same way to compare).
+
+    Parameters
+    ----------
+    outputs : list of nbformat output nodes
+
+    Returns
+    -------
+    list
+        New list; the stream outputs in it are new nodes with ``text`` as one string.
+    """
+    import nbformat
+
+    merged = []
+    for output in outputs:
+        if output.get("output_type") == "stream" and merged and merged[-1].get("output_type") == "stream" \
+                and merged[-1].get("name") == output.get("name"):
+            merged[-1]["text"] += output["text"]
+        elif output.get("output_type") == "stream":
+            merged.append(nbformat.v4.new_output("stream", name=output["name"], text="".join(output["text"])))
+        else:
+            merged.append(output)
+    return merged
+
+
+def _read(path):
+    import nbformat
+
+    return nbformat.read(str(path), as_version=4)
+
+
+def _write(nb, path) -> None:
+    import nbformat
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+
+
+def _assignments(root: Path, folder: str) -> list[str]:
+    return sorted(p.parent.name for p in (root / folder).glob("*/*.ipynb")
+                  if p.stem == p.parent.name and re.fullmatch(r"\d\d_\w+", p.stem))
+
+
+def _require_root(root: Path, *needs: str) -> None:
+    missing = [n for n in needs if not (root / n).exists()]
+    if missing:
+        raise SiteError(f"No {', '.join(missing)} in {root}: run `python -m helpers site` from the course root "
+                        "(the folder with README.md, solutions/ and notebooks/).")
+
+
+def _cells_key(nb) -> list[tuple[str, str]]:
+    return [(c.cell_type, c.source.rstrip()) for c in nb.cells]
+
+
+def stale_executed(root: str | os.PathLike = ".") -> dict[str, str]:
+    """The assignments whose stored executed notebook is missing or no longer matches its worked solution.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+
+    Returns
+    -------
+    dict
+        ``{assignment: reason}``; empty when ``executed/`` is up to date (every cell of
+        :func:`self_study_notebook` of the solution has the same type and source as the stored copy).
+    """
+    root = Path(root)
+    problems = {}
+    for name in _assignments(root, "solutions"):
+        path = root / EXECUTED_DIR / f"{name}.ipynb"
+        if not path.is_file():
+            problems[name] = f"{path.relative_to(root)} is missing"
+            continue
+        expected = _cells_key(self_study_notebook(_read(root / "solutions" / name / f"{name}.ipynb")))
+        stored = _cells_key(_read(path))
+        if expected != stored:
+            k = next((i for i, (a, b) in enumerate(zip(expected, stored)) if a != b), min(len(expected), len(stored)))
+            problems[name] = (f"{path.relative_to(root)} differs from solutions/{name}/{name}.ipynb from cell {k + 1} on "
+                              f"({len(stored)} cells stored, {len(expected)} in the solution)")
+    return problems
+
+
+# --------------------------------------------------------------------------------------------- figures
+
+def _text(artist) -> str:
+    return " ".join(artist.get_text().split()) if artist is not None else ""
+
+
+def _is_colorbar(ax) -> bool:
+    return ax.get_label() == "<colorbar>" or hasattr(ax, "_colorbar")
+
+
+def _plot_kind(ax) -> str:
+    from matplotlib.collections import LineCollection, PathCollection, PolyCollection
+    from matplotlib.patches import Rectangle
+
+    points = sum(len(c.get_offsets()) for c in ax.collections if isinstance(c, PathCollection))
+    bars = sum(isinstance(p, Rectangle) for p in ax.patches)
+    curves = [ln for ln in ax.lines if len(ln.get_xdata()) > 2]
+    kinds = []
+    if ax.images:
+        kinds.append("a heat map")
+    if points:
+        kinds.append(f"a scatter plot of {points} points")
+    if bars:
+        kinds.append(f"{bars} bars")
+    if curves:
+        kinds.append(f"{len(curves)} line{'s' * (len(curves) > 1)}")
+    if any(isinstance(c, LineCollection) for c in ax.collections) and not curves:
+        kinds.append("line segments (intervals)")
+    if any(isinstance(c, PolyCollection) for c in ax.collections):
+        kinds.append("shaded areas")
+    if len(ax.texts) >= 3:
+        kinds.append(f"{len(ax.texts)} text labels")
+    return ", ".join(kinds) or "an empty panel"
+
+
+def _categories(axis) -> list[str]:
+    labels = [_text(t) for t in axis.get_ticklabels()]
+    labels = [t for t in labels if t]
+    numeric = re.compile(r"^[\s\u2212+\-]*[\d.,]+(e[\u2212+\-]?\d+)?%?$")
+    return labels if labels and not all(numeric.match(t) for t in labels) else []
+
+
+def describe_figure(fig, limit: int = 700) -> str:
+    """A text alternative for a matplotlib figure: what kind of chart each panel is, its title, its axes, its legend.
+
+    Used as the ``alt`` text of the figures of the site's chapters (the executed notebooks store it
+    in each figure output's metadata, :func:`install_alt_text_hook`).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    limit : int
+        Longest text returned, in characters (a longer one is cut at a word and ends with "...").
+
+    Returns
+    -------
+    str
+        For example ``'Figure: "Lengths of the vectors", 100 bars; horizontal axis: length;
+        vertical axis: number of words.'``
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.scatter([1, 2, 3], [3, 1, 2], label="words")
+    >>> _ = ax.set(title="Association", xlabel="% women", ylabel="s(w, A, B)")
+    >>> _ = ax.legend()
+    >>> describe_figure(fig)
+    'Figure: "Association", a scatter plot of 3 points; horizontal axis: % women; vertical axis: s(w, A, B); legend: words.'
+    >>> plt.close(fig)
+    """
+    axes = [ax for ax in fig.axes if ax.get_visible() and not _is_colorbar(ax)]
+    sup = _text(getattr(fig, "_suptitle", None))
+    panels = []
+    for ax in axes:
+        title = " ".join(t for t in (_text(ax.title), _text(ax._left_title), _text(ax._right_title)) if t)
+        bits = [(f'"{title}", ' if title else "") + _plot_kind(ax)]
+        xlabel, ylabel = _text(ax.xaxis.label), _text(ax.yaxis.label)
+        xcat, ycat = _categories(ax.xaxis), _categories(ax.yaxis)
+        if xlabel:
+            bits.append(f"horizontal axis: {xlabel}")
+        if ylabel:
+            bits.append(f"vertical axis: {ylabel}")
+        for name, cats in (("columns", xcat), ("rows", ycat)):
+            if cats:
+                shown = cats[:12]
+                bits.append(f"{name}: " + ", ".join(shown) + (f" and {len(cats) - 12} more" if len(cats) > 12 else ""))
+        legend = ax.get_legend()
+        if legend is not None:
+            entries = [_text(t) for t in legend.get_texts() if _text(t)]
+            if entries:
+                bits.append("legend: " + ", ".join(entries))
+        panels.append("; ".join(bits))
+    if not panels:
+        text = "Figure" + (f' "{sup}"' if sup else "") + " with no axes."
+    elif len(panels) == 1:
+        text = "Figure" + (f' "{sup}"' if sup else "") + ": " + panels[0] + "."
+    else:
+        text = (f"Figure of {len(panels)} panels" + (f' "{sup}"' if sup else "") + ". "
+                + " ".join(f"Panel {k}: {p}." for k, p in enumerate(panels, 1)))
+    if len(text) > limit:
+        text = text[: limit - 3].rsplit(" ", 1)[0] + "..."
+    return text
+
+
+def install_alt_text_hook() -> None:
+    """Make the inline matplotlib backend store :func:`describe_figure`'s text in each figure output.
+
+    Run inside the kernel that executes a notebook (:func:`execute_notebooks` does); every figure
+    shown then carries ``"alt"`` in its output metadata, which the site uses as the image's text
+    alternative. Displays and results are otherwise unchanged.
+    """
+    import matplotlib_inline.backend_inline as inline
+
+    original = getattr(inline._fetch_figure_metadata, "__wrapped__", inline._fetch_figure_metadata)
+
+    def fetch_with_alt(fig):
+        metadata = dict(original(fig) or {})
+        try:
+            metadata["alt"] = describe_figure(fig)
+        except Exception as exc:  # noqa: BLE001 - never break a notebook for its alt text
+            metadata["alt"] = f"Figure (no description: {type(exc).__name__})"
+        return metadata
+
+    fetch_with_alt.__wrapped__ = original
+    inline._fetch_figure_metadata = fetch_with_alt
+
+
+_HOOK = "__import__('helpers.site').site.install_alt_text_hook()"
+
+
+# --------------------------------------------------------------------------------------------- execution
+
+def execute_notebooks(root: str | os.PathLike = ".", assignments: list[str] | None = None, *,
+                      timeout: int = 600, progress=print) -> list[Path]:
+    """Execute the worked solutions into ``executed/NN_topic.ipynb`` (what the self-study site shows).
+
+    Each notebook is :func:`self_study_notebook` of ``solutions/NN_topic/NN_topic.ipynb`` (no hidden
+    test, no solution marker) run top to bottom in a fresh ``python3`` kernel whose working folder
+    is ``executed/`` (as ``pytest --nbval`` runs it), with figure descriptions recorded for the
+    site (:func:`install_alt_text_hook`, run silently before the first cell and not stored).
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    assignments : list of str or None
+        Assignment names (default: every one in ``solutions/``).
+    timeout : int
+        Seconds one cell may run.
+    progress : callable or None
+        Called with one line per notebook.
+
+    Returns
+    -------
+    list of Path
+        The notebooks written.
+
+    Raises
+    ------
+    SiteError
+        An unknown assignment, or a cell raised (the notebook is not written; the message names the cell).
+    """
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    root = Path(root).resolve()
+    _require_root(root, "solutions")
+    known = _assignments(root, "solutions")
+    names = list(assignments) if assignments else known
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SiteError(f"No worked solution for {', '.join(unknown)} in solutions/ (known: {', '.join(known)}).")
+    out_dir = root / EXECUTED_DIR
+    out_dir.mkdir(exist_ok=True)
+    written = []
+    import time
+
+    for name in names:
+        start = time.perf_counter()
+        nb = self_study_notebook(_read(root / "solutions" / name / f"{name}.ipynb"))
+        run = copy.deepcopy(nb)
+        run.cells.insert(0, nbformat.v4.new_code_cell(_HOOK + ";"))
+        env = dict(os.environ, PYTHONHASHSEED="0")
+        env.pop("MPLBACKEND", None)
+        client = NotebookClient(run, timeout=timeout, kernel_name="python3", record_timing=False,
+                                resources={"metadata": {"path": str(out_dir)}})
+        try:
+            client.execute(env=env, cwd=str(out_dir), stderr=subprocess.DEVNULL)  # the kernel's own log
+        except CellExecutionError as exc:
+            raise SiteError(f"{name}: a cell raised while executing the worked solution; executed/{name}.ipynb "
+                            f"was not written.\n{str(exc)[-3000:]}") from exc
+        hook = run.cells.pop(0)
+        if hook.outputs:
+            raise SiteError(f"{name}: the figure-description hook printed {hook.outputs!r}")
+        for cell, done in zip(nb.cells, run.cells):
+            if cell.cell_type == "code":
+                cell.outputs = merge_streams(done.outputs)
+                cell.execution_count = done.execution_count - 1 if done.execution_count else None
+                for output in cell.outputs:
+                    if "execution_count" in output and output.execution_count:
+                        output.execution_count -= 1
+        nb.metadata = copy.deepcopy(NOTEBOOK_METADATA)
+        path = out_dir / f"{name}.ipynb"
+        _write(nb, path)
+        written.append(path)
+        if progress:
+            progress(f"{path.relative_to(root)}: executed in {time.perf_counter() - start:.0f} s")
+    return written
+
+
+# --------------------------------------------------------------------------------------------- MathJax
+
+def mathjax_dir() -> Path:
+    """The ``es5`` folder of a MathJax 3 whose ``tex-svg.js`` the site serves itself.
+
+    ``COURSE_MATHJAX_DIR`` when set (for example ``node_modules/mathjax/es5`` after
+    ``npm install mathjax@3``), else the copy inside the ``django-static-mathjax`` package
+    (``requirements-site.txt``).
+
+    Raises
+    ------
+    SiteError
+        No MathJax 3 found; the message says how to install one.
+    """
+    env = os.environ.get(MATHJAX_ENV)
+    if env:
+        path = Path(env)
+        if (path / "tex-svg.js").is_file():
+            return path
+        raise SiteError(f"{MATHJAX_ENV}={env} has no tex-svg.js: point it at the es5/ folder of MathJax 3 "
+                        "(e.g. node_modules/mathjax/es5 after `npm install mathjax@3`), or unset it to use the "
+                        f"copy from `pip install -r {SITE_REQUIREMENTS}`.")
+    import importlib.util
+
+    spec = importlib.util.find_spec("mathjax")
+    for base in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(base) / "static" / "mathjax" / "es5"
+        if (path / "tex-svg.js").is_file():
+            return path
+    raise SiteError("MathJax 3 is not installed, and the site serves its own copy (no page may fetch it from the "
+                    f"web): `pip install -r {SITE_REQUIREMENTS}` (it pins django-static-mathjax, which ships "
+                    f"MathJax 3), or set {MATHJAX_ENV} to the es5/ folder of a MathJax 3 "
+                    "(`npm install mathjax@3` puts one in node_modules/mathjax/es5).")
+
+
+def _copy_mathjax(es5: Path, dest: Path) -> None:
+    """The parts of MathJax 3 the pages use: ``tex-svg.js`` and what it loads on demand (TeX
+    extensions, the menu, the accessibility tools). No web fonts: the SVG output draws its glyphs."""
+    dest.mkdir(parents=True)
+    shutil.copy2(es5 / "tex-svg.js", dest / "tex-svg.js")
+    for sub in ("input", "ui", "a11y", "sre", "adaptors"):
+        if (es5 / sub).is_dir():
+            shutil.copytree(es5 / sub, dest / sub)
+    if (es5 / "output" / "svg").is_dir():
+        shutil.copytree(es5 / "output" / "svg", dest / "output" / "svg")
+    licence = es5.parent / "LICENSE"
+    if licence.is_file():
+        shutil.copy2(licence, dest / "LICENSE")
+
+
+def _require_sphinx() -> None:
+    import importlib.util
+
+    missing = [m for m in ("sphinx", "myst_nb", "sphinx_book_theme") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SiteError(f"Building the site needs {', '.join(missing)}: `pip install -r {SITE_REQUIREMENTS}` "
+                        "(from the course root; it installs requirements.txt too).")
+
+
+# --------------------------------------------------------------------------------------------- pages
+
+def _section(markdown: str, heading: str) -> str:
+    """The body of the ``## heading`` section of a Markdown text (up to the next heading of that level or higher)."""
+    m = re.search(rf"(?m)^## {re.escape(heading)}\s*$", markdown)
+    if not m:
+        raise SiteError(f"No '## {heading}' section found; the site takes it from the course's docs.")
+    rest = markdown[m.end():]
+    end = re.search(r"(?m)^#{1,2} ", rest)
+    return rest[: end.start() if end else len(rest)].strip()
+
+
+def _course_map(students_md: str, chapters: list[str]) -> tuple[str, dict]:
+    """The course map of ``docs/STUDENTS.md`` with each notebook linked to its chapter, and its totals."""
+    text = _section(students_md, "Course map").replace("(GLOSSARY.md)", "(glossary.md)")
+    points = minutes = n = 0
+    lines = []
+    for line in text.splitlines():
+        m = re.match(r"^\| `(\d\d_\w+)` \|.*\| (\d+) \| (\d+) min \|", line)
+        if m:
+            name = m.group(1)
+            n, points, minutes = n + 1, points + int(m.group(2)), minutes + int(m.group(3))
+            if name in chapters:
+                line = line.replace(f"`{name}`", f"[`{name}`]({name}.ipynb)", 1)
+        lines.append(line)
+    if not n:
+        raise SiteError("The course map of docs/STUDENTS.md has no row like '| `01_cosine` | ... | 10 | 45 min | ... |'.")
+    return "\n".join(lines), {"notebooks": n, "points": points, "minutes": minutes}
+
+
+def _glossary(glossary_md: str, chapters: list[str]) -> str:
+    """``docs/GLOSSARY.md`` with each ``[NN]`` (the notebook where a word is introduced) linked to its chapter."""
+    by_number = {c[:2]: c for c in chapters}
+
+    def link(m):
+        return re.sub(r"\d\d", lambda k: f"[{k.group(0)}]({by_number[k.group(0)]}.ipynb)"
+                      if k.group(0) in by_number else k.group(0), m.group(0))
+
+    return "\n".join(re.sub(r"(?<=\*\*) \[[\d ,\u2013-]+\]", link, line, count=1) if line.startswith("- **") else line
+                     for line in glossary_md.splitlines())
+
+
+_REF_ID = re.compile(r"\b(doi:\S+?|arXiv:\S+?)(?=[,;\s)]|\.?$)")
+
+
+def _references(chapters: dict[str, object]) -> str:
+    """One list of the works the notebooks cite (``**References.**`` at the end of each), each once,
+    keyed by its DOI or arXiv id, with the notebooks (and sections) that cite it."""
+    works: dict[str, dict] = {}
+    order = []
+    for name, nb in chapters.items():
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown" and "**References.**" in c.source)
+        if not text:
+            continue
+        text = text[text.index("**References.**") + len("**References.**"):]
+        entries = []
+        for block in re.split(r"\n\s*\n", text):
+            if "doi:" not in block and "arXiv:" not in block:
+                continue  # e.g. "Next, notebook 5: ..."
+            block = " ".join(block.split())
+            parts = re.split(r"(?:^|\s)\* ", block) if block.lstrip().startswith("* ") else \
+                re.split(r"(?<=[a-z0-9)]\.)\s+(?=(?:[A-Z]\. )+[A-Z][a-z])", block)
+            entries += [p.strip() for p in parts if p.strip()]
+        for entry in entries:
+            ident = _REF_ID.search(entry)
+            if not ident:
+                continue
+            key = ident.group(1).rstrip(".").lower()
+            note = None
+            m = re.search(r"\s\(([^()]*(?:\([^()]*\)[^()]*)*)\)\.?$", entry)
+            if m and m.start() >= ident.start():
+                note, entry = m.group(1), entry[: m.start()]
+            prefix = re.match(r"^the long draft:\s*", entry)
+            if prefix:
+                entry = entry[prefix.end():]
+            entry = entry.rstrip(" .,")
+            work = works.setdefault(key, {"citations": [], "cited": []})
+            if key not in order:
+                order.append(key)
+            work["citations"].append(entry)
+            work["cited"].append((name, note))
+
+    def surname(key):
+        m = re.match(r"^(?:[A-Z]\.\s*)+([^\s,]+)", max(works[key]["citations"], key=len))
+        return (m.group(1) if m else "", key)
+
+    lines = ["# References", "",
+             "Every work the notebooks cite, once, with the notebooks that cite it (and where, in brackets). "
+             "Each notebook also lists its own references at its end.", ""]
+    for key in sorted(order, key=surname):
+        work = works[key]
+        cited = "; ".join(f"[{n[:2]}]({n}.ipynb)" + (f" ({note})" if note else "") for n, note in work["cited"])
+        lines.append(f"- {max(work['citations'], key=len)}. Cited in {cited}.")
+    return "\n".join(lines) + "\n"
+
+
+def _fence(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=2)
+    return "`" * max(3, longest + 1)
+
+
+def _chapter_self_study(nb):
+    """An executed self-study notebook made ready for the site: each worked solution folded."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        meta = _nbgrader(cell)
+        if cell.cell_type == "code":
+            # defensive: a stale stored copy must not show hidden tests either
+            cell.source = strip_region(cell.source, BEGIN_HIDDEN, END_HIDDEN)
+            if meta.get("solution"):
+                tags = [t for t in cell.metadata.get("tags", []) if not t.startswith(("hide-", "remove-"))]
+                cell.metadata["tags"] = tags + ["hide-cell"]
+                cell.metadata["mystnb"] = {"code_prompt_show": SHOW_SOLUTION, "code_prompt_hide": HIDE_SOLUTION}
+        elif cell.cell_type == "markdown" and meta.get("solution"):
+            fence = _fence(cell.source)
+            cell.source = f"{fence}{{course-answer}}\n{cell.source}\n{fence}"
+    return nb
+
+
+def _alt_texts(nb) -> dict[str, str]:
+    """``{sha256 of an image output: its alt text}`` (myst-nb names image files by that hash)."""
+    from binascii import a2b_base64
+
+    out = {}
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            alt = output.get("metadata", {}).get("alt")
+            for mime in ("image/png", "image/jpeg"):
+                if alt and mime in output.get("data", {}):
+                    out[hashlib.sha256(a2b_base64(output["data"][mime])).hexdigest()] = alt
+    return out
+
+
+def _table1_page(fig_dir: Path) -> str:
+    """The replication page: Table 1 and the WEFAT side by side with the paper, and the figures
+    (computed now by :func:`helpers.cli.replicate`, as ``python -m helpers replicate`` does)."""
+    from .cli import _fmt_p, replicate
+    from .wordsets import weat_tests
+
+    n_resamples, seed = 100_000, 0
+    doc = replicate(n_resamples=n_resamples, seed=seed, out=str(fig_dir), progress=False)
+    specs = {t.id: t for t in weat_tests()}
+    rows = ["| # | targets; attributes | original d | paper d | our d | paper P | our p |",
+            "|---:|---|---:|---:|---:|---:|---:|"]
+    studies: dict[str, list[int]] = {}
+    for w in doc["weat"]:
+        t = specs[w["id"]]
+        studies.setdefault(t.original["reference"].split("),")[0] + ")", []).append(w["id"])
+        original_d = "n/a" if t.original["d"] is None else f"{t.original['d']:.2f}"
+        rows.append(f"| {w['id']} | {w['target_x']} vs. {w['target_y']}; {w['attribute_a']} vs. {w['attribute_b']} | "
+                    f"{original_d} | {w['paper_effect_size']:.2f} | {w['effect_size']:.2f} | "
+                    f"{_fmt_p(w['paper_pvalue'])} | {_fmt_p(w['pvalue'])} |")
+    by_method = {m: [w["id"] for w in doc["weat"] if w["p_method"] == m] for m in ("sampled", "exact")}
+    def rows_of(ids):
+        return ("row " if len(ids) == 1 else "rows ") + ", ".join(map(str, ids))
+
+    notes = ["Original d: the study the paper compares with, "
+             + "; ".join(f"{study} for {rows_of(ids)}" for study, ids in studies.items()) + "."]
+    missing: dict[str, list[int]] = {}
+    for t in specs.values():
+        if t.original["d"] is None:
+            missing.setdefault(t.original.get("p_note", "no d reported").removeprefix("not applicable: "), []).append(t.id)
+    notes += [f"n/a ({rows_of(ids)}): {why}." for why, ids in missing.items()]
+    notes.append("Our p: " + "; ".join(
+        f"{'counted over ' + format(n_resamples, ',') + ' random splits' if m == 'sampled' else 'exact, over all splits'} "
+        f"for {rows_of(ids)}" for m, ids in by_method.items() if ids) + ".")
+    wefat = ["| data set | words | paper r | our r | our p |", "|---|---:|---:|---:|---:|"]
+    for key, v in doc["wefat"].items():
+        wefat.append(f"| {key} | {v['n']} | {v['paper_pearson_r']:.2f} | {v['pearson_r']:.2f} | {v['pvalue']:.1e} |")
+    ds = [w["effect_size"] for w in doc["weat"]]
+    significant = sum(w["pvalue"] < 0.05 and w["effect_size"] > 0 for w in doc["weat"])
+    occ, names = doc["wefat"]["occupations"], doc["wefat"]["names"]
+    alt = {
+        "table1_forest": (f"Forest plot of the {len(ds)} WEATs of Table 1, one row per test: the effect size d of the "
+                          "original IAT, of the paper and of GloVe 6B 50d with its 95% interval over the choice of "
+                          f"words; ours range from {min(ds):.2f} to {max(ds):.2f}."),
+        "wefat_occupations": (f"Scatter plot of {occ['n']} occupations: the share of women among workers (BLS 2015, "
+                              "horizontal) against the association of the occupation's word with female terms "
+                              f"(vertical); Pearson r = {occ['pearson_r']:.2f} here, {occ['paper_pearson_r']:.2f} "
+                              "in the paper."),
+        "wefat_names": (f"Scatter plot of {names['n']} androgynous names: the share of people with the name who are "
+                        "female (1990 census, horizontal) against the name's association with female terms "
+                        f"(vertical); Pearson r = {names['pearson_r']:.2f} here, {names['paper_pearson_r']:.2f} in "
+                        "the paper."),
+        "weat1_null": ("Histogram of the WEAT 1 statistic (flowers vs. insects, pleasant vs. unpleasant) over "
+                       + (f"{n_resamples:,} random splits" if doc["weat"][0]["p_method"] == "sampled" else "all splits")
+                       + " of the target words, the permutation null distribution, with the observed statistic "
+                       f"marked by a vertical line (one-sided p = {_fmt_p(doc['weat'][0]['pvalue'])})."),
+    }
+    captions = {
+        "table1_forest": "Table 1 as a forest plot (notebooks 06 and 09).",
+        "wefat_occupations": "Figure 1 of the paper: occupations (notebook 07).",
+        "wefat_names": "Figure 2 of the paper: androgynous names, after the name-likeness filter (notebook 07).",
+        "weat1_null": "The permutation test of WEAT 1 (notebook 05).",
+    }
+    figures = []
+    for stem in ("table1_forest", "wefat_occupations", "wefat_names", "weat1_null"):
+        figures += [f"```{{figure}} figures/{stem}.png", f":alt: {alt[stem]}", "", captions[stem], "```", ""]
+    return "\n".join([
+        "# The replication: Table 1 and the figures", "",
+        "Computed while this site was built, by the same code as `python -m helpers replicate` (GloVe 6B 50d; "
+        f"{n_resamples:,} random splits per sampled permutation test, seed {seed}; the sample standard deviation, "
+        "ddof = 1). Notebooks [06](06_table1.ipynb) and [07](07_wefat.ipynb) rebuild them step by step. The paper "
+        "used GloVe Common Crawl 840B (300 dimensions, cased); our p-values count permutations "
+        "((k + 1)/(B + 1)) or enumerate every split (exact).", "",
+        f"On this embedding {significant} of the {len(ds)} WEATs come out in the paper's direction and significant "
+        f"at p < 0.05, with effect sizes from {min(ds):.2f} to {max(ds):.2f}.", "",
+        "## Table 1: WEAT effect sizes and one-sided p-values", "", *rows, "",
+        *(x for note in notes for x in (note, "")),
+        "## WEFAT: Pearson correlation of the association with female terms and the real-world share", "",
+        *wefat, "", "## Figures", "", *figures])
+
+
+def _home(edition: str, readme: str, course_map: str, totals: dict, chapters: list[str]) -> str:
+    title = readme.splitlines()[0].lstrip("# ").strip()
+    intro = readme.split("\n\n")[1].strip()
+    hours = totals["minutes"] / 60
+    if edition == "self-study":
+        about = [
+            "**This is the self-study edition.** Each chapter is one notebook of the course with its worked "
+            "solutions, executed: the code, what it printed and its figures, as stored in the course's `executed/` "
+            "folder. Each worked solution is folded under **Show solution** below its exercise, and each written "
+            "answer under **Show the model answer**: try the exercise first, then compare. To run the notebooks "
+            "yourself, see [Starting](students.md#starting); the [replication](replication.md) page shows the "
+            "whole Table 1 and the figures at once.",
+        ]
+    else:
+        about = [
+            "**This is the class edition.** The chapters are the notebooks as released to students: the teaching "
+            "text, the code and the exercises with their visible checks, without outputs and without worked "
+            "solutions. Do the exercises in JupyterLab, where they are checked and graded: see "
+            "[Starting](students.md#starting) and [how the course works](students.md).",
+        ]
+    who = [
+        "- **Readers on their own** use the self-study edition of this site and, to run the notebooks, the course "
+        "repository, whose `solutions/` holds the worked solutions the self-study edition shows.",
+        "- **Students of a graded class** use the class edition of this site, published by their instructor, and "
+        "the student bundle or JupyterHub of their class: released notebooks without worked solutions or hidden "
+        "tests.",
+        "- **Instructors** keep the course repository (worked solutions, hidden tests, grading tools) private during "
+        "a term; its `docs/INSTRUCTORS.md` explains releasing, grading and feedback.",
+    ]
+    toc_chapters = "\n".join(chapters)
+    extra = "replication\n" if edition == "self-study" else ""
+    return "\n".join([
+        f"# {title}", "", intro, "", *about, "",
+        "## Course map", "", course_map, "",
+        f"In all: {totals['notebooks']} notebooks, {totals['points']} points, about {hours:.0f} hours for a first pass.",
+        "", "## Who gets what", "", *who, "",
+        "```{toctree}", ":caption: Notebooks", ":hidden:", "", toc_chapters, "```", "",
+        "```{toctree}", ":caption: The course", ":hidden:", "", extra + "glossary\nreferences\nstudents", "```", ""])
+
+
+CSS = """
+/* the worked solutions and model answers: native <details>, readable without JavaScript */
+details.course-answer { border-left: 4px solid var(--pst-color-primary, #0a7d91); margin: 1em 0;
+  padding: 0.2em 1em; background: var(--pst-color-surface, #f5f5f5); }
+details.course-answer > summary { cursor: pointer; font-weight: 600; padding: 0.4em 0; }
+details.course-answer:not([open]) > summary .expanded, details.course-answer[open] > summary .collapsed { display: none; }
+details.hide.above-input > summary { font-weight: 600; }
+details.hide > summary .collapsed::before, details.course-answer > summary::marker { color: var(--pst-color-primary, #0a7d91); }
+/* wide tables scroll instead of widening the page on a phone */
+article table { display: block; overflow-x: auto; max-width: 100%; }
+.cell_output pre, .highlight pre { white-space: pre; overflow-x: auto; }
+img { max-width: 100%; height: auto; }
+/* on a phone the theme's headings take a screen each */
+@media (max-width: 600px) {
+  article h1 { font-size: 1.9rem; } article h2 { font-size: 1.5rem; } article h3 { font-size: 1.25rem; }
+}
+/* a long displayed formula scrolls on a narrow screen (MathJax does not break lines) */
+div.math, mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+"""
+
+CONF = '''# Generated by helpers/site.py: the Sphinx configuration of the course's site ({edition} edition).
+project = {title!r}
+author = "the course's authors"
+copyright = "the course's authors"
+extensions = ["myst_nb", "helpers.site"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
+master_doc = "index"
+language = "en"
+html_theme = "sphinx_book_theme"
+html_title = {short!r}
+html_static_path = ["_static"]
+html_css_files = ["course.css"]
+html_show_sourcelink = False
+html_show_sphinx = True
+html_copy_source = True
+html_last_updated_fmt = None
+html_theme_options = {{
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+    "use_repository_button": False,
+    "use_issues_button": False,
+    "use_edit_page_button": False,
+    "show_toc_level": 2,
+    "home_page_in_toc": True,
+    "navigation_with_keys": False,
+    "extra_footer": {footer!r},
+}}
+# maths: MathJax 3 served from the site itself (_static/mathjax, copied at build time), SVG output: no web fonts
+mathjax_path = "mathjax/tex-svg.js"
+mathjax3_config = {{"svg": {{"fontCache": "global"}}}}
+myst_enable_extensions = ["dollarmath", "amsmath"]
+myst_heading_anchors = 3
+nb_execution_mode = "off"
+nb_ipywidgets_js = {{}}
+nb_merge_streams = True
+nb_output_stderr = "show"
+suppress_warnings = ["myst.header"]
+course_alt_texts = {alt!r}
+'''
+
+
+def build_site(root: str | os.PathLike = ".", out: str | os.PathLike = "site", *, edition: str = "self-study",
+               force: bool = False, progress=print) -> dict:
+    """Build the course's website into ``out`` (static HTML, readable from disk or any static host).
+
+    Parameters
+    ----------
+    root : path
+        The course root (``README.md``, ``docs/``, ``solutions/``, ``notebooks/``, ``executed/``).
+    out : path
+        The folder to write; open ``out/index.html``.
+    edition : {"self-study", "class"}
+        ``"self-study"``: the executed worked solutions of ``executed/`` (each solution folded) and the
+        replication's Table 1 and figures. ``"class"``: the released notebooks of ``notebooks/``,
+        without outputs, worked solutions or hidden tests, and no replication results.
+    force : bool
+        Replace ``out`` when it exists.
+    progress : callable or None
+        Called with a line per step.
+
+    Returns
+    -------
+    dict
+        ``out`` (Path), ``edition``, ``seconds`` (build time), ``chapters`` (assignment names) and
+        ``warnings`` (Sphinx's warnings, one string each; a clean build has none).
+
+    Raises
+    ------
+    SiteError
+        Sphinx, myst-nb, the theme or MathJax is missing, ``out`` exists (without ``force``), an
+        executed notebook is missing or stale (self-study), or Sphinx failed; the message says what to do.
+    """
+    import time
+
+    start = time.perf_counter()
+    if edition not in EDITIONS:
+        raise SiteError(f"The edition must be one of {', '.join(EDITIONS)}, not {edition!r}.")
+    root, out = Path(root).resolve(), Path(out).resolve()
+    _require_root(root, "README.md", "docs/STUDENTS.md", "docs/GLOSSARY.md",
+                  "solutions" if edition == "self-study" else "notebooks")
+    _require_sphinx()
+    es5 = mathjax_dir()
+    if out == root or root.is_relative_to(out):
+        raise SiteError(f"{out} holds the course itself; choose a new folder for the site.")
+    if out.exists() and any(out.iterdir()):
+        if not force:
+            raise SiteError(f"{out} exists; choose a new folder or pass --force to replace it.")
+    downloads = {}  # what the download button gives: the notebook as stored, without the site's markup
+    if edition == "self-study":
+        stale = stale_executed(root)
+        if stale:
+            raise SiteError("The executed notebooks behind the self-study site do not match the worked solutions:\n  "
+                            + "\n  ".join(f"{k}: {v}" for k, v in stale.items())
+                            + f"\nRun `python -m helpers site --execute-only {' '.join(stale)}` from the course root "
+                              "(a minute or so per notebook), check the new outputs, and commit executed/.")
+        names = _assignments(root, "solutions")
+        downloads = {n: _read(root / EXECUTED_DIR / f"{n}.ipynb") for n in names}
+        chapters = {n: _chapter_self_study(nb) for n, nb in downloads.items()}
+    else:
+        names = _assignments(root, "notebooks")
+        chapters = {n: class_notebook(_read(root / "notebooks" / n / f"{n}.ipynb")) for n in names}
+        downloads = chapters
+    if not chapters:
+        raise SiteError(f"No notebooks found for the {edition} edition in {root}.")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    students = (root / "docs" / "STUDENTS.md").read_text(encoding="utf-8")
+    course_map, totals = _course_map(students, names)
+    with tempfile.TemporaryDirectory(prefix="course-site-") as tmp:
+        src = Path(tmp) / "src"
+        (src / "_static").mkdir(parents=True)
+        alt = {}
+        for name, nb in chapters.items():
+            _write(nb, src / f"{name}.ipynb")
+            alt.update(_alt_texts(nb))
+        (src / "index.md").write_text(_home(edition, readme, course_map, totals, names), encoding="utf-8")
+        (src / "students.md").write_text(students.replace("(GLOSSARY.md)", "(glossary.md)"), encoding="utf-8")
+        (src / "glossary.md").write_text(_glossary((root / "docs" / "GLOSSARY.md").read_text(encoding="utf-8"), names),
+                                         encoding="utf-8")
+        (src / "references.md").write_text(_references(chapters), encoding="utf-8")
+        if edition == "self-study":
+            if progress:
+                progress("computing Table 1 and the figures (python -m helpers replicate) ...")
+            (src / "replication.md").write_text(_table1_page(src / "figures"), encoding="utf-8")
+        (src / "_static" / "course.css").write_text(CSS, encoding="utf-8")
+        _copy_mathjax(es5, src / "_static" / "mathjax")
+        title = readme.splitlines()[0].lstrip("# ").strip()
+        short = "Bias in word embeddings" + (" (class edition)" if edition == "class" else "")
+        footer = (f"The {edition} edition of the course, built with Sphinx, myst-nb and sphinx-book-theme; "
+                  "MathJax 3 is served from this site.")
+        (src / "conf.py").write_text(CONF.format(edition=edition, title=title, short=short, footer=footer, alt=alt),
+                                     encoding="utf-8")
+        if progress:
+            progress(f"building the {edition} edition with Sphinx ({len(chapters)} chapters) ...")
+        html = Path(tmp) / "html"
+        warnings_file = Path(tmp) / "warnings.txt"
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(__file__).resolve().parents[1]),
+                                                           os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+        env.pop("MPLBACKEND", None)
+        res = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-E", "-q", "-w", str(warnings_file),
+                              "-d", str(Path(tmp) / "doctrees"), str(src), str(html)],
+                             capture_output=True, text=True, env=env, cwd=tmp)
+        warnings = [w for w in (warnings_file.read_text(errors="replace").strip().split("\n")
+                                if warnings_file.exists() else []) if w.strip()]
+        warnings = [w.replace(str(src) + os.sep, "") for w in warnings]
+        if res.returncode != 0 or not (html / "index.html").is_file():
+            raise SiteError(f"Sphinx failed to build the {edition} edition (exit {res.returncode}):\n"
+                            f"{res.stdout[-3000:]}\n{res.stderr[-3000:]}\n" + "\n".join(warnings[:20]))
+        (html / ".buildinfo").unlink(missing_ok=True)
+        for name, nb in downloads.items():
+            if (html / "_sources" / f"{name}.ipynb").is_file():
+                _write(nb, html / "_sources" / f"{name}.ipynb")
+        (html / "EDITION").write_text(edition + "\n")
+        if out.exists():
+            shutil.rmtree(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(html, out)
+    seconds = time.perf_counter() - start
+    if progress:
+        for w in warnings:
+            progress(f"warning: {w}")
+    return {"out": out, "edition": edition, "seconds": seconds, "chapters": names, "warnings": warnings}
+
+
+# --------------------------------------------------------------------------------------------- Sphinx extension
+
+def setup(app):
+    """The Sphinx extension of the site's build (``extensions = ["helpers.site"]``).
+
+    * ``course-answer``: a directive whose content (a model answer) is folded in a ``<details>``
+      element under "Show the model answer";
+    * the text alternatives of the notebooks' figures (config ``course_alt_texts``, by image hash)
+      are set on their images; an image left without one is a warning;
+    * MathJax is loaded on every page (the navigation's chapter titles hold maths), not only on
+      pages whose own text does.
+    """
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+
+    class AnswerDirective(Directive):
+        has_content = True
+
+        def run(self):
+            body = nodes.container(classes=["course-answer-body"])
+            self.state.nested_parse(self.content, self.content_offset, body)
+            opening = ('<details class="course-answer">\n<summary><span class="collapsed">'
+                       f'{SHOW_ANSWER}</span><span class="expanded">{HIDE_ANSWER}</span></summary>\n')
+            return [nodes.raw("", opening, format="html"), body, nodes.raw("", "</details>\n", format="html")]
+
+    def set_alt_texts(app, doctree):
+        texts = app.config.course_alt_texts
+        for image in doctree.findall(nodes.image):
+            stem = Path(image["uri"]).stem
+            if not image.get("alt") and stem in texts:
+                image["alt"] = texts[stem]
+            if not image.get("alt"):
+                from sphinx.util import logging
+
+                logging.getLogger(__name__).warning(f"image without a text alternative: {image['uri']}",
+                                                    location=image)
+
+    # MathJax on every page: the navigation shows the chapter titles, some of which hold maths
+    app.set_html_assets_policy("always")
+    app.add_config_value("course_alt_texts", {}, "env")
+    app.add_directive("course-answer", AnswerDirective)
+    app.connect("doctree-read", set_alt_texts)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,731 @@
+"""The course as a website (``helpers/site.py``, ``python -m helpers site``) and the executed notebooks behind it.
+
+1. **Stored outputs that cannot drift.** ``executed/NN_topic.ipynb`` must match its worked solution
+   (cell by cell, hidden tests removed), hold no hidden test and no error, and give every figure a
+   text alternative; one ``pytest --nbval`` run over a copy of ``executed/`` checks every stored
+   output against a fresh run (sanitizers: ``executed/nbval_sanitize.cfg``) and, in the same run,
+   that a copy of one notebook with a single printed digit changed fails at that cell.
+2. **The site.** Each edition is built once per session (module fixtures, from a copy of the
+   checkout's files, network connections refused and logged); the build times are printed. Then:
+   no Sphinx warning, every chapter there, every image with a text alternative, no resource
+   outside the site, each worked solution folded in a ``<details>`` element (self-study), and the
+   class edition holding no line of a worked solution or hidden test (the self-study edition,
+   which does hold them, is the control).
+3. **In Chromium** (Debian's, driven by Playwright, as ``tests/test_browser.py``): every page of
+   both editions opened from disk renders, its maths is typeset by the site's own MathJax (no raw
+   ``$...$`` or ``\\(...\\)`` left), its figures load, the solution toggles open and close, and no
+   request leaves the site; at phone width no page is wider than the screen; with JavaScript off a
+   chapter still reads and its toggles still work. Screenshots go to ``test-artifacts/site/``.
+
+Needs ``pip install -r requirements-site.txt`` for 2 and 3 (skipped with the reason otherwise,
+unless ``COURSE_TEST_SITE_REQUIRED=1``, which ``.ci/run`` sets) and Chromium for 3 (same rule with
+``COURSE_TEST_BROWSER_REQUIRED=1``).
+"""
+from __future__ import annotations
+
+import html as html_lib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import nbformat
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nbgrader_tools as nbt  # noqa: E402
+
+from helpers import site  # noqa: E402
+from helpers.cli import main as cli_main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EXECUTED = ROOT / "executed"
+ARTIFACTS = ROOT / "test-artifacts" / "site"
+CHROMIUM = os.environ.get("COURSE_TEST_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ASSIGNMENTS = nbt.discover_assignments()
+PAGE_TIMEOUT_MS = 90_000  # one page element or load; generous: a loaded 2-core machine takes 10-15 s a page
+BUILD_TIMES: dict[str, float] = {}
+STRAIGHT = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"})
+
+
+def _skip(reason: str, env: str = "COURSE_TEST_SITE_REQUIRED"):
+    if os.environ.get(env) == "1":
+        pytest.fail(f"{env}=1 but {reason}")
+    pytest.skip(reason)
+
+
+def _require_site_packages():
+    try:
+        site._require_sphinx()
+        site.mathjax_dir()
+    except site.SiteError as exc:
+        _skip(str(exc))
+
+
+# ============================================================================ the notebook transformations
+
+def _nb(*cells):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = list(cells)
+    return nb
+
+
+def _code(source, **nbgrader):
+    cell = nbformat.v4.new_code_cell(source)
+    if nbgrader:
+        cell.metadata["nbgrader"] = nbgrader
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="42\n")]
+    cell.execution_count = 3
+    return cell
+
+
+SOL = "\n".join([
+    "def f(x):",
+    '    """Twice x."""',
+    f"    {site.BEGIN_SOLUTION}",
+    "    secret_answer = 2 * x",
+    "    return secret_answer",
+    f"    {site.END_SOLUTION}",
+])
+TEST = "\n".join([
+    "assert f(1) == 2",
+    'print("visible check")',
+    site.BEGIN_HIDDEN,
+    "assert f(7) == 14  # hidden line",
+    site.END_HIDDEN,
+])
+
+
+def test_class_notebook_removes_solutions_hidden_tests_and_outputs():
+    answer = nbformat.v4.new_markdown_cell("My model answer is long enough to be a leak.")
+    answer.metadata["nbgrader"] = {"solution": True, "grade": True}
+    source = _nb(_code(SOL, solution=True), _code(TEST, grade=True), answer)
+    out = site.class_notebook(source)
+    code = out.cells[0].source + out.cells[1].source
+    assert "secret_answer" not in code and "hidden line" not in code
+    assert out.cells[0].source == 'def f(x):\n    """Twice x."""\n    raise NotImplementedError()'
+    assert out.cells[1].source == 'assert f(1) == 2\nprint("visible check")'
+    assert out.cells[2].source == "YOUR ANSWER HERE"
+    assert all(not c.outputs and c.execution_count is None for c in out.cells if c.cell_type == "code")
+    assert "secret_answer" in source.cells[0].source  # the input is unchanged
+
+
+def test_self_study_notebook_keeps_the_solution_and_drops_hidden_tests():
+    out = site.self_study_notebook(_nb(_code(SOL, solution=True), _code(TEST, grade=True)))
+    assert out.cells[0].source == 'def f(x):\n    """Twice x."""\n    secret_answer = 2 * x\n    return secret_answer'
+    assert out.cells[1].source == 'assert f(1) == 2\nprint("visible check")'
+    assert not out.cells[0].outputs
+
+
+def test_strip_region_runs_an_unclosed_region_to_the_end():
+    assert site.strip_region(f"a\n{site.BEGIN_HIDDEN}\nb\nc", site.BEGIN_HIDDEN, site.END_HIDDEN) == "a"
+
+
+def test_describe_figure_says_what_a_histogram_shows():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2)
+    left.hist([1, 2, 2, 3], bins=3)
+    left.set(title="Lengths", xlabel="length", ylabel="words")
+    right.plot([0, 1, 2], [1, 0, 1], label="a curve")
+    right.legend()
+    fig.suptitle("Two views")
+    text = site.describe_figure(fig)
+    plt.close(fig)
+    assert text.startswith('Figure of 2 panels "Two views". Panel 1: "Lengths", 3 bars; horizontal axis: length; '
+                           "vertical axis: words."), text
+    assert "Panel 2: 1 line;" in text and "legend: a curve" in text
+
+
+def test_course_map_totals_are_the_notebooks_points():
+    """The home page's totals are summed from docs/STUDENTS.md; they must equal the graded cells' points."""
+    table, totals = site._course_map((ROOT / "docs" / "STUDENTS.md").read_text(), ASSIGNMENTS)
+    points = 0
+    for a in ASSIGNMENTS:
+        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb")
+        points += sum(nbt.nbgrader_meta(c).get("points", 0) for c in nb.cells if nbt.nbgrader_meta(c).get("grade"))
+    assert totals["notebooks"] == len(ASSIGNMENTS)
+    assert totals["points"] == points
+    for a in ASSIGNMENTS:
+        assert f"[`{a}`]({a}.ipynb)" in table
+
+
+def test_references_list_each_work_once():
+    chapters = {a: nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb") for a in ASSIGNMENTS}
+    text = site._references(chapters)
+    items = [ln for ln in text.splitlines() if ln.startswith("- ")]
+    dois = [m.group(1).lower().rstrip(".") for ln in items for m in [site._REF_ID.search(ln)] if m]
+    assert len(dois) == len(items) == len(set(dois)), items
+    science = [ln for ln in items if "10.1126/science.aal4230" in ln]
+    assert len(science) == 1 and science[0].count(".ipynb)") == sum(
+        "10.1126/science.aal4230" in "".join(c.source for c in nb.cells) for nb in chapters.values())
+    assert "Semantics derived automatically from language corpora contain human-like biases" in science[0]
+
+
+def test_missing_packages_say_how_to_install_them(monkeypatch, tmp_path):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in ("sphinx", "mathjax") else real(name, *a))
+    monkeypatch.delenv(site.MATHJAX_ENV, raising=False)
+    with pytest.raises(site.SiteError, match=r"pip install -r requirements-site.txt"):
+        site._require_sphinx()
+    with pytest.raises(site.SiteError, match=r"MathJax 3 is not installed.*pip install -r requirements-site.txt"
+                                             r".*npm install mathjax@3"):
+        site.mathjax_dir()
+    monkeypatch.setenv(site.MATHJAX_ENV, str(tmp_path))
+    with pytest.raises(site.SiteError, match=r"has no tex-svg.js"):
+        site.mathjax_dir()
+
+
+def test_cli_usage_errors(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert cli_main(["site"]) == 2
+    assert "give the folder" in capsys.readouterr().err
+    assert cli_main(["site", "out", "--execute-only"]) == 2
+    assert "--execute-only" in capsys.readouterr().err
+    assert cli_main(["site", "out"]) == 2  # not a course root
+    assert "from the course root" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["site", "out", "--edition", "teacher"])
+
+
+# ============================================================================ executed/
+
+def test_executed_notebooks_match_the_worked_solutions():
+    stale = site.stale_executed(ROOT)
+    assert not stale, ("executed/ is out of date:\n  " + "\n  ".join(f"{k}: {v}" for k, v in stale.items())
+                       + f"\nRun `python -m helpers site --execute-only {' '.join(stale)}` and commit executed/.")
+
+
+def test_executed_notebook_is_complete_and_clean(assignment):  # one per assignment (conftest.py)
+    nb = nbt.read_nb(EXECUTED / f"{assignment}.ipynb")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert all(c.execution_count for c in code), "a code cell was not executed"
+    errors = [o for c in code for o in c.outputs if o.output_type == "error"]
+    assert not errors, f"error outputs: {[o.get('ename') for o in errors]}"
+    text = nbformat.writes(nb)
+    for marker in nbt.MARKERS:
+        assert marker not in text
+    secret = nbt.hidden_and_solution_lines(nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{assignment}.ipynb"),
+                                           assignment)
+    hidden = secret["hidden"] - secret["solution"]  # a line of the worked solution that a hidden test repeats is shown
+    sources = {ln.strip() for c in code for ln in c.source.split("\n")}
+    assert not hidden & sources, f"hidden-test lines in executed/{assignment}.ipynb: {sorted(hidden & sources)[:3]}"
+    for c in code:
+        for o in c.outputs:
+            if "image/png" in o.get("data", {}):
+                alt = o.get("metadata", {}).get("alt", "")
+                assert len(alt) > 20 and not alt.startswith("Figure (no description"), (
+                    f"a figure of executed/{assignment}.ipynb has no description ({alt!r}): re-execute it with "
+                    "`python -m helpers site --execute-only`")
+
+
+def _alter_one_number(nb) -> tuple[int, str, str]:
+    """Change one digit of the first decimal number printed to stdout; returns (code cell index, old, new)."""
+    k = -1
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        k += 1
+        for output in cell.outputs:
+            if output.output_type == "stream" and output.name == "stdout":
+                m = re.search(r"\d\.\d{3,}", output.text)
+                if m:
+                    old = m.group(0)
+                    new = old[:-1] + str((int(old[-1]) + 1) % 10)
+                    output.text = output.text[: m.start()] + new + output.text[m.end():]
+                    return k, old, new
+    raise AssertionError("no printed decimal number to alter")
+
+
+def test_nbval_passes_on_the_stored_outputs_and_fails_on_a_changed_number(tmp_path):
+    """One ``pytest --nbval`` run over a copy of executed/ plus ``zz_altered.ipynb`` (01_cosine with one
+    printed digit changed): every stored cell passes; the altered copy fails at that cell and only there."""
+    pytest.importorskip("nbval", reason="nbval is pinned in requirements.txt: pip install -r requirements.txt")
+    work = tmp_path / "executed"
+    shutil.copytree(EXECUTED, work)
+    altered = nbt.read_nb(EXECUTED / f"{ASSIGNMENTS[0]}.ipynb")
+    cell, old, new = _alter_one_number(altered)
+    nbt.write_nb(altered, work / "zz_altered.ipynb")
+    report = tmp_path / "nbval.xml"
+    env = dict(os.environ, PYTHONHASHSEED="0")  # as executed (python -m helpers site --execute-only)
+    env.pop("MPLBACKEND", None)
+    start = time.perf_counter()
+    res = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
+                          "--nbval-sanitize-with", str(work / site.SANITIZE_FILE), "-o", "addopts=",
+                          "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(work)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    print(f"\nnbval over {len(list(work.glob('*.ipynb')))} notebooks: {time.perf_counter() - start:.0f} s")
+    assert report.is_file(), f"nbval did not run:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+    failed, passed = {}, set()
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+        if bad is not None:
+            failed[name] = (bad.get("message") or "") + (bad.text or "")
+        elif case.find("skipped") is None:
+            passed.add(name)
+    real = {k: v[-1500:] for k, v in failed.items() if "zz_altered" not in k}
+    assert not real, "stored outputs differ from a fresh run (re-execute with `python -m helpers site --execute-only "
+    "NN_topic` if the change is intended):\n" + "\n\n".join(f"{k}:\n{v}" for k, v in real.items())
+    assert sum("zz_altered" not in p for p in passed) > 100, f"too few cells checked: {len(passed)}"
+    altered_failures = [k for k in failed if "zz_altered" in k]
+    assert len(altered_failures) == 1, f"the altered notebook should fail at one cell, not {altered_failures}"
+    assert altered_failures[0].endswith(f"Cell {cell}"), (altered_failures, cell)
+    message = failed[altered_failures[0]]
+    assert old in message and new in message, message[-1500:]
+
+
+# ============================================================================ building the site
+
+def _fresh_checkout(dest: Path) -> Path:
+    """The files a fresh clone would have (tracked, plus new files not ignored), copied to ``dest``."""
+    try:
+        files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
+                               capture_output=True, check=True).stdout.decode().split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: cannot tell which files a fresh clone has")
+    for name in filter(None, files):
+        src = ROOT / name
+        if src.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / name)
+    return dest
+
+
+def _build(edition: str, tmp_path_factory) -> dict:
+    _require_site_packages()
+    checkout = _fresh_checkout(tmp_path_factory.mktemp("checkout"))
+    out = tmp_path_factory.mktemp("site") / edition
+    with nbt.offline_env(tmp_path_factory.mktemp("offline")) as network_log:
+        result = site.build_site(checkout, out, edition=edition, progress=None)
+        attempts = network_log.read_text().strip()
+    BUILD_TIMES[edition] = result["seconds"]
+    print(f"\nbuilt the {edition} edition in {result['seconds']:.1f} s")
+    assert not attempts, f"the build tried to reach the network:\n{attempts}"
+    result["checkout"] = checkout
+    return result
+
+
+@pytest.fixture(scope="module")
+def self_study(tmp_path_factory):
+    return _build("self-study", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def class_edition(tmp_path_factory):
+    return _build("class", tmp_path_factory)
+
+
+@pytest.fixture(scope="module", params=site.EDITIONS)
+def built(request):
+    return request.getfixturevalue("self_study" if request.param == "self-study" else "class_edition")
+
+
+class _Page(HTMLParser):
+    """What the checks need from one HTML page: resources, images, text (with and without code)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.resources, self.images, self.text, self.stack = [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ("script", "img", "iframe", "source", "video", "audio", "embed") and a.get("src"):
+            self.resources.append(a["src"])
+        if tag == "link" and a.get("href") and {"stylesheet", "preload", "modulepreload", "prefetch", "icon",
+                                                 "manifest"} & set((a.get("rel") or "").split()):
+            self.resources.append(a["href"])
+        if tag == "img":
+            self.images.append(a)
+        if tag not in ("br", "img", "meta", "link", "input", "hr", "source", "wbr"):
+            self.stack.append(tag + ("#math" if "math" in (a.get("class") or "").split() else ""))
+
+    def handle_endtag(self, tag):
+        while self.stack:
+            if self.stack.pop().split("#")[0] == tag:
+                break
+
+    def handle_data(self, data):
+        """Text as read, without scripts, styles and the TeX source of maths (the sources' $...$ are dropped too),
+        with Sphinx's typographic quotes made straight again."""
+        if not any(t in ("script", "style") or t.endswith("#math") for t in self.stack):
+            self.text.append(data.translate(STRAIGHT))
+
+
+def _parse(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    return page
+
+
+def test_build_has_no_warnings(built):
+    assert built["warnings"] == [], "\n".join(built["warnings"])
+
+
+def test_every_chapter_and_page_is_there(built):
+    out = built["out"]
+    expected = ["index", "glossary", "references", "students", *ASSIGNMENTS]
+    if built["edition"] == "self-study":
+        expected.append("replication")
+    missing = [p for p in expected if not (out / f"{p}.html").is_file()]
+    assert not missing, missing
+    index = (out / "index.html").read_text(encoding="utf-8")
+    for a in ASSIGNMENTS:
+        assert f'href="{a}.html"' in index, f"the home page does not link {a}"
+    assert (out / "_static" / "mathjax" / "tex-svg.js").is_file()
+    assert (out / "EDITION").read_text().strip() == built["edition"]
+
+
+def test_no_resource_outside_the_site_and_every_image_has_alt_text(built):
+    out = built["out"]
+    pages = sorted(out.glob("*.html"))
+    n_images = 0
+    for path in pages:
+        page = _parse(path)
+        outside = [r for r in page.resources if re.match(r"^([a-z]+:)?//", r, re.I) and not r.startswith("data:")]
+        assert not outside, f"{path.name} loads resources from outside the site: {outside}"
+        for r in page.resources:
+            target = (path.parent / html_lib.unescape(r).split("?")[0].split("#")[0]).resolve()
+            assert r.startswith("data:") or target.is_file(), f"{path.name}: {r} is not in the site"
+        for img in page.images:
+            n_images += 1
+            alt = (img.get("alt") or "").strip()
+            assert len(alt) >= 20 and not re.search(r"\.(png|jpe?g|svg|gif)$", alt), (
+                f"{path.name}: image {img.get('src')} has no text alternative saying what it shows ({alt!r})")
+    if built["edition"] == "self-study":
+        executed_figures = sum("image/png" in o.get("data", {}) for a in ASSIGNMENTS
+                               for c in nbt.read_nb(EXECUTED / f"{a}.ipynb").cells if c.cell_type == "code"
+                               for o in c.outputs)
+        assert n_images >= executed_figures + 4, (n_images, executed_figures)
+    css = "\n".join(p.read_text(errors="replace") for p in (out / "_static").rglob("*.css"))
+    remote = sorted(set(re.findall(r"url\(\s*['\"]?((?:https?:)?//[^)'\"]+)", css)))
+    assert not remote, f"style sheets load from outside the site: {remote}"
+
+
+def _secret_lines() -> dict[str, set]:
+    """Significant lines of worked solutions and hidden tests that no released notebook contains
+    (a line that a released notebook holds, e.g. an earlier exercise's answer given as code a later
+    notebook builds on, is what students get anyway)."""
+    released = set()
+    for a in ASSIGNMENTS:
+        for c in nbt.read_nb(nbt.RELEASE_DIR / a / f"{a}.ipynb").cells:
+            released.update(ln.strip() for ln in c.source.split("\n"))
+    secret: dict[str, set] = {"solution": set(), "hidden": set()}
+    for a in ASSIGNMENTS:
+        for kind, lines in nbt.hidden_and_solution_lines(nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb"), a).items():
+            secret[kind] |= {ln for ln in lines if ln not in released}
+    return secret
+
+
+def _site_text(out: Path) -> dict[str, tuple[set, str]]:
+    """Every text file of a built site: its stripped lines and its whitespace-normalised text
+    (HTML as the reader sees it, notebooks and the search index as stored)."""
+    texts = {}
+    for path in sorted(out.rglob("*")):
+        if not path.is_file() or "mathjax" in path.parts:
+            continue
+        if path.suffix == ".html":
+            raw = "".join(_parse(path).text)
+        elif path.suffix in (".ipynb", ".js", ".txt", ".md", ".json"):
+            raw = path.read_text(encoding="utf-8", errors="replace")
+            if path.suffix == ".ipynb":
+                raw = "\n".join(c.source for c in nbformat.reads(raw, as_version=4).cells)
+        else:
+            continue
+        texts[str(path.relative_to(out))] = ({ln.strip() for ln in raw.split("\n")}, " ".join(raw.split()))
+    return texts
+
+
+def _markdown_answers() -> list[str]:
+    """Sentences of the model answers (markdown solution cells), at least 40 characters, plain text."""
+    sentences = []
+    for a in ASSIGNMENTS:
+        for c in nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb").cells:
+            if c.cell_type == "markdown" and nbt.nbgrader_meta(c).get("solution"):
+                plain = re.sub(r"\$[^$]*\$|[*_`]", " ", c.source.translate(STRAIGHT))
+                for s in re.split(r"(?<=[.;:?!])\s+", " ".join(plain.split())):
+                    words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", s)
+                    if len(s) >= 40 and len(words) >= 6:
+                        sentences.append(" ".join(words))
+    return sentences
+
+
+def _leaks(out: Path, secret: dict[str, set]) -> list[str]:
+    answers = _markdown_answers()
+    found = []
+    for name, (lines, flat) in _site_text(out).items():
+        for kind, wanted in secret.items():
+            found += [f"{name}: {kind} line {ln!r}" for ln in sorted(wanted & lines)]
+        words = " ".join(re.findall(r"[A-Za-z][A-Za-z'-]{2,}", flat))
+        found += [f"{name}: model answer {s[:60]!r}" for s in answers if s in words]
+    return found
+
+
+def test_class_edition_holds_no_worked_solution_or_hidden_test(class_edition, self_study):
+    secret = _secret_lines()
+    assert len(secret["solution"]) > 100, {k: len(v) for k, v in secret.items()}
+    leaks = _leaks(class_edition["out"], secret)
+    assert not leaks, f"{len(leaks)} leaks in the class edition, e.g.\n" + "\n".join(leaks[:20])
+    # the control: the self-study edition shows the worked solutions, so the same check finds them there
+    # (and no hidden test: a line of a worked solution that a hidden test repeats is shown with the solution)
+    found = _leaks(self_study["out"], {"solution": secret["solution"], "hidden": secret["hidden"] - secret["solution"]})
+    shown = [x for x in found if " solution line " in x or "model answer" in x]
+    assert len(shown) > 100, f"the leak check found only {len(shown)} solution lines in the self-study edition"
+    hidden_shown = [x for x in found if " hidden line " in x]
+    assert not hidden_shown, hidden_shown[:5]
+
+
+def test_every_worked_solution_is_folded_under_its_exercise(self_study):
+    """Each solution cell of solutions/ is inside a <details> whose summary says "Show solution",
+    each model answer inside one that says "Show the model answer"; the first thing of each is hidden."""
+    for a in ASSIGNMENTS:
+        page = (self_study["out"] / f"{a}.html").read_text(encoding="utf-8")
+        blocks = re.findall(r"<details(.*?)</details>", page, re.S)
+        text_blocks = [" ".join("".join(_text_of(b)).split()) for b in blocks]
+        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb")
+        n_code = n_md = 0
+        for cell in nb.cells:
+            if not nbt.nbgrader_meta(cell).get("solution"):
+                continue
+            if cell.cell_type == "code":
+                n_code += 1
+                body = nbt.strip_solution_markers(site.strip_region(cell.source, nbt.BEGIN_HIDDEN, nbt.END_HIDDEN))
+                line = next(ln.strip() for ln in body.split("\n") if len(ln.strip()) > 10)
+                assert any(line in t and site.SHOW_SOLUTION in t for t in text_blocks), (
+                    f"{a}: the worked solution starting {line!r} is not folded under '{site.SHOW_SOLUTION}'")
+            else:
+                n_md += 1
+                words = " ".join(re.findall(r"[A-Za-z][A-Za-z'-]{2,}", re.sub(r"\$[^$]*\$|[*_`]", " ", cell.source.translate(STRAIGHT))))
+                first = " ".join(words.split()[:8])
+                assert any(first in " ".join(re.findall(r"[A-Za-z][A-Za-z'-]{2,}", t)) and site.SHOW_ANSWER in t
+                           for t in text_blocks), f"{a}: the model answer starting {first!r} is not folded"
+        assert len(blocks) == n_code + n_md, f"{a}: {len(blocks)} toggles for {n_code} solutions and {n_md} answers"
+        assert n_code >= 1
+
+
+def _text_of(fragment: str) -> list[str]:
+    page = _Page()
+    page.feed(fragment)
+    return page.text
+
+
+def test_the_download_button_gives_the_notebook_as_stored(built):
+    """Each chapter's .ipynb download is the executed notebook (self-study) or the class notebook, without
+    the site's markup (the folding tags, the model-answer directive)."""
+    for a in ASSIGNMENTS:
+        path = built["out"] / "_sources" / f"{a}.ipynb"
+        page = (built["out"] / f"{a}.html").read_text(encoding="utf-8")
+        assert f"_sources/{a}.ipynb" in page, f"{a}: no download link"
+        got = nbt.read_nb(path)
+        if built["edition"] == "self-study":
+            want = nbt.read_nb(EXECUTED / f"{a}.ipynb")
+        else:
+            want = site.class_notebook(nbt.read_nb(nbt.RELEASE_DIR / a / f"{a}.ipynb"))
+        assert [(c.cell_type, c.source) for c in got.cells] == [(c.cell_type, c.source) for c in want.cells], a
+        assert "course-answer" not in path.read_text() and "hide-cell" not in path.read_text()
+
+
+def test_replication_page_has_table1_and_the_figures(self_study):
+    page = (self_study["out"] / "replication.html").read_text(encoding="utf-8")
+    rows = re.findall(r"<tr[^>]*>\s*<td[^>]*><p>(\d+)</p></td>", page)
+    assert rows[:10] == [str(k) for k in range(1, 11)], rows
+    for stem in ("table1_forest", "wefat_occupations", "wefat_names", "weat1_null"):
+        assert re.search(rf'<img[^>]+src="_images/{stem}\.png"', page), stem
+
+
+def test_class_edition_has_no_outputs_and_no_results(class_edition):
+    out = class_edition["out"]
+    assert not (out / "replication.html").exists()
+    for a in ASSIGNMENTS:
+        page = (out / f"{a}.html").read_text(encoding="utf-8")
+        assert "cell_output" not in page, f"{a}: the class edition shows an output"
+        assert "<img" not in page.split('<article', 1)[-1], f"{a}: the class edition shows a figure"
+        assert "course-answer" not in page and site.SHOW_SOLUTION not in page
+
+
+# ============================================================================ in Chromium
+
+def _require_browser():
+    if not Path(CHROMIUM).is_file() or not os.access(CHROMIUM, os.X_OK):
+        _skip(f"no Chromium at {CHROMIUM}: as root, `DEBIAN_FRONTEND=noninteractive apt-get install -y chromium` "
+              "(Debian's; never `playwright install`), or set COURSE_TEST_CHROMIUM", "COURSE_TEST_BROWSER_REQUIRED")
+    try:
+        from playwright.sync_api import sync_playwright  # noqa: F401
+    except ImportError as exc:
+        _skip(f"playwright is not importable ({exc}): pip install -r requirements.txt", "COURSE_TEST_BROWSER_REQUIRED")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    _require_browser()
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    pw = sync_playwright().start()
+    b = None
+    try:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS, timeout=60_000)
+        yield b
+    finally:
+        if b is not None:
+            b.close()
+        pw.stop()
+
+
+def _context(browser, root: Path, **kw):
+    """A browser context that records every request, and refuses (and records) any outside ``root``."""
+    context = browser.new_context(**kw)
+    context.set_default_timeout(PAGE_TIMEOUT_MS)
+    context.outside = []
+    inside = root.resolve().as_uri() + "/"
+
+    def _route(route):
+        url = route.request.url
+        if url.startswith(inside):
+            route.continue_()
+        else:
+            context.outside.append(url)
+            route.abort()
+
+    context.route("**/*", _route)
+    context.on("request", lambda r: None if r.url.startswith((inside, "data:", "blob:", "about:"))
+               or r.url in context.outside else context.outside.append(r.url))
+    return context
+
+
+CHECK_PAGE = r"""() => {
+  const article = document.querySelector('article') || document.body;
+  const clone = document.body.cloneNode(true);  // the whole page: the navigation's titles hold maths too
+  clone.querySelectorAll('pre, code, script, style, mjx-container, .highlight, .cell_output').forEach(e => e.remove());
+  const prose = clone.textContent;
+  const raw = (prose.match(/\$[^$\s][^$]*\$|\\\(|\\\[/g) || []);
+  const math = [...document.querySelectorAll('.math')];
+  const untypeset = math.filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 60));
+  const imgs = [...document.querySelectorAll('img')];
+  return {title: document.title, text: article.innerText.length, raw: raw.slice(0, 5), math: math.length,
+          untypeset: untypeset.slice(0, 5), mjx: document.querySelectorAll('mjx-container svg').length,
+          images: imgs.length, broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
+          noalt: imgs.filter(i => !(i.alt || '').trim()).map(i => i.src),
+          details: document.querySelectorAll('article details').length,
+          overflow: document.documentElement.scrollWidth - window.innerWidth};
+}"""
+
+
+def _open(page, path: Path) -> dict:
+    page.goto(path.resolve().as_uri(), wait_until="load")
+    page.evaluate("() => document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; })")
+    page.wait_for_function("() => [...document.querySelectorAll('img')].every(i => i.complete)")
+    if page.evaluate("() => !!document.querySelector('.math')"):
+        # MathJax (the site's own) has loaded and finished typesetting: its startup promise resolved
+        try:
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                   timeout=PAGE_TIMEOUT_MS // 3)
+        except Exception as exc:  # noqa: BLE001 - Playwright's TimeoutError
+            raise AssertionError(f"{path.name} has maths but MathJax did not start (is it loaded on this page?)") from exc
+        page.evaluate("() => MathJax.startup.promise.then(() => true)")
+    return page.evaluate(CHECK_PAGE)
+
+
+def _check_toggles(page, name: str) -> int:
+    toggles = page.locator("article details")
+    for k in range(toggles.count()):
+        d = toggles.nth(k)
+        summary = d.locator("summary").first
+        body = d.locator(":scope > :not(summary)").first
+        assert d.evaluate("e => !e.open"), f"{name}: toggle {k} is open before it is clicked"
+        assert not body.is_visible(), f"{name}: toggle {k} shows its content while closed"
+        summary.scroll_into_view_if_needed()
+        summary.click()
+        assert d.evaluate("e => e.open") and body.is_visible(), f"{name}: toggle {k} does not open"
+        summary.click()
+        assert d.evaluate("e => !e.open") and not body.is_visible(), f"{name}: toggle {k} does not close"
+    return toggles.count()
+
+
+@pytest.mark.parametrize("edition", site.EDITIONS)
+def test_every_page_in_chromium(edition, browser, request):
+    built = request.getfixturevalue("self_study" if edition == "self-study" else "class_edition")
+    out = built["out"]
+    context = _context(browser, out, viewport={"width": 1280, "height": 900})
+    # the recorder can fail: a page that asks for something outside the site is caught
+    probe = out / "probe.html"
+    probe.write_text('<html><body><img src="https://cdn.invalid/x.png" alt="probe"></body></html>')
+    page = context.new_page()
+    page.goto(probe.as_uri(), wait_until="load")
+    assert any("cdn.invalid" in u for u in context.outside), f"the request recorder missed a request: {context.outside}"
+    context.outside.clear()
+    probe.unlink()
+    pages = ["index", *ASSIGNMENTS, "glossary", "references", "students"] + (
+        ["replication"] if edition == "self-study" else [])
+    start, n_toggles, summary = time.perf_counter(), 0, []
+    for name in pages:
+        r = _open(page, out / f"{name}.html")
+        summary.append(f"{name}: {r['math']} maths, {r['images']} images, {r['details']} toggles")
+        assert r["text"] > 500, f"{name} rendered almost nothing ({r['text']} characters)"
+        assert not r["raw"], f"{name}: raw maths left in the text: {r['raw']}"
+        assert not r["untypeset"], f"{name}: maths MathJax did not typeset: {r['untypeset']}"
+        assert r["math"] == 0 or r["mjx"] > 0, f"{name}: {r['math']} maths but no MathJax SVG"
+        assert not r["broken"], f"{name}: images that did not load: {r['broken']}"
+        assert not r["noalt"], f"{name}: images without alt text: {r['noalt']}"
+        if edition == "self-study" and name in ASSIGNMENTS:
+            assert r["details"] >= 1 and r["images"] >= 1, r
+            n_toggles += _check_toggles(page, name)
+        if name in ("index", ASSIGNMENTS[0]):
+            page.screenshot(path=str(ARTIFACTS / f"{edition}-{name}.png"))
+    assert not context.outside, f"the {edition} edition requested addresses outside the site: {context.outside}"
+    context.close()
+    print(f"\n{edition}: {len(pages)} pages, {n_toggles} toggles opened and closed in "
+          f"{time.perf_counter() - start:.0f} s\n  " + "\n  ".join(summary))
+    if edition == "self-study":
+        assert n_toggles >= len(ASSIGNMENTS) * 2
+
+
+def test_pages_fit_a_phone_screen(self_study, browser):
+    out = self_study["out"]
+    context = _context(browser, out, viewport={"width": 390, "height": 844}, device_scale_factor=2,
+                       is_mobile=True, has_touch=True)
+    page = context.new_page()
+    wide = []
+    for name in ["index", *ASSIGNMENTS, "replication", "glossary", "references"]:
+        r = _open(page, out / f"{name}.html")
+        if r["overflow"] > 2:
+            wide.append(f"{name} (+{r['overflow']} px)")
+        if name in ("index", "06_table1", "replication"):
+            page.screenshot(path=str(ARTIFACTS / f"phone-{name}.png"))
+    assert not context.outside, context.outside
+    context.close()
+    assert not wide, f"pages wider than a 390 px phone screen: {wide}"
+
+
+def test_a_chapter_reads_without_javascript(self_study, browser):
+    out = self_study["out"]
+    context = _context(browser, out, java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    page.goto((out / f"{ASSIGNMENTS[0]}.html").resolve().as_uri(), wait_until="load")
+    article = page.locator("article")
+    assert len(article.inner_text()) > 2000
+    assert page.locator("article img").first.is_visible()
+    n = _check_toggles(page, f"{ASSIGNMENTS[0]} without JavaScript")
+    assert n >= 2
+    page.screenshot(path=str(ARTIFACTS / "no-javascript.png"))
+    assert not context.outside, context.outside
+    context.close()
+
+
+def test_report_build_times(self_study, class_edition):
+    """Not a check: prints the measured build times (also in the report)."""
+    print("\n" + json.dumps({k: round(v, 1) for k, v in BUILD_TIMES.items()}))
+    assert set(BUILD_TIMES) == set(site.EDITIONS)
