@@ -892,6 +892,28 @@ def _strip_source(source: str, names, module: str) -> str:
     return "".join(lines)
 
 
+def _private_cache() -> Path:
+    """The grader's own folder for stripped copies: ``$TMPDIR/weat-judge-<uid>``, mode 0700.
+
+    Per user, because on a shared machine (a JupyterHub) other users grade too and a folder one of them
+    made is not writable by the next; and checked, because a folder another user made in advance could
+    hold a package the judged kernels would import.
+    """
+    path = Path(tempfile.gettempdir()) / f"weat-judge-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    import stat as _stat
+    if not _stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise JudgeError(
+            f"{path} is not a private folder of this user (owner uid {st.st_uid}, mode {oct(st.st_mode & 0o777)}); "
+            "the judge keeps its copies of the course package there. Remove it (or set TMPDIR to a folder "
+            "only you can write) and grade again.")
+    return path
+
+
 def stripped_package(references: dict, cache_dir) -> Path:
     """A copy of the course package in which the functions ``references`` raise instead of computing.
 
@@ -1022,7 +1044,9 @@ class NotebookJudge:
 
     def _case(self, gid: str):
         func = getattr(self.cases, gid, None) if gid and gid.isidentifier() else None
-        return func if callable(func) else None
+        # only a function the module defines (never one it imports, such as ``wordsets.weat_tests``)
+        ok = isinstance(func, types.FunctionType) and func.__module__ == self.cases.__name__
+        return func if ok else None
 
     def judge_cell(self, executor, cell, index: int) -> None:
         """Judge a graded test cell that has just run in the kernel; write its verdict into its outputs.
@@ -1120,9 +1144,7 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
     references = getattr(cases, "REFERENCES", {}) or {}
     overlays = ()
     if references:
-        cache = Path(tempfile.gettempdir()) / "weat-judge"
-        cache.mkdir(exist_ok=True)
-        copy = stripped_package(references, cache)
+        copy = stripped_package(references, _private_cache())
         overlays = ((copy, Path(__file__).resolve().parent),)
     timeout = settings.call_timeout or float(executor.timeout or 60)
     return NotebookJudge(executor, cases, path, seed, overlays, timeout)

@@ -80,9 +80,15 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_terminal_summary(terminalreporter):
+    tr = terminalreporter
+    if _MUTANTS_JUDGED:
+        shown = sum(k for k, _ in _MUTANTS_JUDGED.values())
+        total = sum(n for _, n in _MUTANTS_JUDGED.values())
+        tr.section("mutants")
+        tr.write_line(f"{shown} of {total} mutants shown to lose exactly their cells "
+                      f"({len(_MUTANTS_JUDGED)} assignments)")
     if not _TIMES and not _TEST_TIME:
         return
-    tr = terminalreporter
     tr.section("notebook test timings (wall clock; CPU seconds of the step and its kernels in brackets)")
     for a in sorted(set(_TIMES) | set(_TEST_TIME)):
         steps = ", ".join(f"{k} {w:.1f} s ({c:.1f} s CPU)" for k, (w, c) in _TIMES[a].items())
@@ -126,41 +132,100 @@ def release(course, assignment):
     return course.root / "notebooks" / assignment
 
 
+def round_trip_sample(mutants: list) -> list:
+    """The mutants that also go through a full nbgrader round trip (all of them are judged by
+    :mod:`mutant_harness`): the first one listed, the first that calls the course's reference
+    implementation (the sandbox binds the copy without it over the package; the harness puts it first on
+    the path) and the last one."""
+    if not mutants:
+        return []
+    picked = [mutants[0]] + [m for m in mutants if "reference" in m["name"]][:1] + [mutants[-1]]
+    return [m for k, m in enumerate(picked) if m not in picked[:k]]
+
+
+def mutant_student(mutants: list, name: str) -> str:
+    """The student id of a mutant (its place in the list): its hidden tests' seed in both engines."""
+    return f"mutant{[m['name'] for m in mutants].index(name):02d}"
+
+
+def _filled_solution(course, release, assignment) -> dict:
+    names = nbt.notebook_names(assignment, course.root)
+    released = {n: nbt.read_nb(release / f"{n}.ipynb") for n in names}
+    solutions = {n: nbt.read_nb(course.root / "solutions" / assignment / f"{n}.ipynb") for n in names}
+    return released, {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
+
+
+def _mutants(assignment) -> list:
+    try:
+        return nbt.load_mutants(assignment)
+    except Exception:  # test_mutants_are_declared reports it; grade the rest anyway
+        return []
+
+
 @dataclass
 class RoundTrip:
     assignment: str
     students: dict          # label ("full", "untouched", mutant name) -> student id
     scores: dict            # student id -> {grade_id: grade dict}
-    mutants: list
+    mutants: list           # the mutants graded in this round trip (round_trip_sample)
     autograded: Path        # <course>/autograded
 
 
 @pytest.fixture(scope="session")
 def round_trip(course, release, assignment):
     """Autograde, in one go, the synthetic students of an assignment: the solutions filled into
-    the release (``full``), the release as is (``untouched``) and one student per mutant."""
-    names = nbt.notebook_names(assignment, course.root)
-    released = {n: nbt.read_nb(release / f"{n}.ipynb") for n in names}
+    the release (``full``), the release as is (``untouched``) and one student per mutant of
+    :func:`round_trip_sample` (every mutant is judged by the ``harness`` fixture)."""
     # The untouched student submits the fresh release, not notebooks/: test 2 checks that the two
     # are byte-identical, and a stale notebooks/ (cells the gradebook does not know) would make
     # nbgrader fail the whole autograding run instead of failing test 2 alone.
-    solutions = {n: nbt.read_nb(course.root / "solutions" / assignment / f"{n}.ipynb") for n in names}
-    full = {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
-    try:
-        mutants = nbt.load_mutants(assignment)
-    except Exception:  # test_mutants_are_declared reports it; grade the rest anyway
-        mutants = []
+    released, full = _filled_solution(course, release, assignment)
+    everyone = _mutants(assignment)
+    mutants = round_trip_sample(everyone)
     students = {"full": nbt.FULL, "untouched": nbt.UNTOUCHED}
     nbt.submit(course.root, assignment, nbt.FULL, full)
     nbt.submit(course.root, assignment, nbt.UNTOUCHED, released)
-    for k, m in enumerate(mutants):
-        sid = f"mutant{k:02d}"
+    for m in mutants:
+        sid = mutant_student(everyone, m["name"])
         students[m["name"]] = sid
         nbt.submit(course.root, assignment, sid, nbt.apply_mutant(full, m))
     with nbt.Stopwatch() as t:
         scores, _ = nbt.autograde(course.root, assignment, list(students.values()))
     record_time(assignment, f"autograde {len(students)} students ({nbt.autograde_workers(len(students))} workers)", t)
     return RoundTrip(assignment, students, scores, mutants, course.root / "autograded")
+
+
+@dataclass
+class Judged:
+    assignment: str
+    mutants: list           # every mutant of tests/mutants/<assignment>.py
+    verdicts: dict          # "full" or a mutant's name -> mutant_harness.Verdict
+
+
+_MUTANTS_JUDGED: dict = {}  # assignment -> (mutants shown to lose exactly their cells, of how many)
+
+
+@pytest.fixture(scope="session")
+def harness(course, release, assignment, tmp_path_factory):
+    """Every mutant of the assignment judged by :mod:`mutant_harness` (one forking kernel, the course's
+    judge), with the same student ids, so the same hidden inputs, as in the round trip."""
+    import mutant_harness
+
+    _, full = _filled_solution(course, release, assignment)
+    assert len(full) == 1, "the harness judges assignments of one notebook"
+    mutants = _mutants(assignment)
+    students = {"full": nbt.FULL} | {m["name"]: mutant_student(mutants, m["name"]) for m in mutants}
+    with nbt.Stopwatch() as t:
+        verdicts = mutant_harness.run_mutants(assignment, next(iter(full.values())), mutants, students,
+                                              course.root, tmp_path_factory.mktemp(f"harness-{assignment}"))
+    record_time(assignment, f"harness: {len(mutants)} mutants in one forking kernel", t)
+    _MUTANTS_JUDGED[assignment] = [0, len(mutants)]
+    return Judged(assignment, mutants, verdicts)
+
+
+def mutant_shown(assignment: str) -> None:
+    """Count a mutant shown to lose exactly its cells (the summary prints the total)."""
+    _MUTANTS_JUDGED[assignment][0] += 1
 
 
 @pytest.fixture

@@ -27,7 +27,6 @@ import html
 import shutil
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 

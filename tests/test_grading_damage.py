@@ -50,7 +50,6 @@ import os
 import re
 import signal
 import threading
-import time
 from pathlib import Path
 
 import nbformat

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import io
+import os
+import tempfile
 import json
 from pathlib import Path
 
@@ -373,7 +375,8 @@ def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
                 if cell.cell_type == "code" and meta.get("grade") and not meta.get("solution"):
                     graded.add(meta["grade_id"])
                     assert "### BEGIN HIDDEN TESTS" not in cell.source, f"{a}: {meta['grade_id']} still has hidden tests"
-        cases = {n for n, f in vars(module).items() if callable(f) and n.endswith("tests") and not n.startswith("_")}
+        cases = {n for n, f in vars(module).items() if isinstance(f, __import__("types").FunctionType)
+                 and f.__module__ == module.__name__ and not n.startswith("_")}
         assert graded == cases, f"{a}: graded cells without hidden tests {graded - cases}, hidden tests of no cell {cases - graded}"
         refs = getattr(module, "REFERENCES", {})
         judge.stripped_package(refs, Path(__import__("tempfile").mkdtemp()))  # every name exists
@@ -445,3 +448,29 @@ def test_a_forged_answer_is_only_a_value(kernel):
     finally:
         kernel.kc.execute_interactive("del __weat_judge__", timeout=30)
 
+
+
+def test_the_stripped_copies_live_in_a_private_folder(tmp_path, monkeypatch):
+    """Per user (on a hub, another user's folder is not writable) and refused when anyone else can write it."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    path = judge._private_cache()
+    assert path == tmp_path / f"weat-judge-{os.getuid()}" and (path.stat().st_mode & 0o777) == 0o700
+    assert judge._private_cache() == path  # made once, then reused
+    path.chmod(0o777)  # as if another user had made it in advance, open to all
+    with pytest.raises(judge.JudgeError, match="not a private folder"):
+        judge._private_cache()
+    path.rmdir()
+    (tmp_path / "elsewhere").mkdir()
+    path.symlink_to(tmp_path / "elsewhere")  # a link planted where the folder should be
+    with pytest.raises(judge.JudgeError, match="not a private folder"):
+        judge._private_cache()
+
+
+def test_a_case_is_a_function_the_module_defines():
+    """06 imports ``wordsets.weat_tests``: a cell with that grade_id must not be judged by it."""
+    import nbgrader_tools as nbt
+
+    cases = judge.load_cases(nbt.HIDDEN_DIR / "06_table1.py")
+    nj = judge.NotebookJudge(None, cases, nbt.HIDDEN_DIR / "06_table1.py", 0, (), 1.0)
+    assert nj._case("weat_tests") is None and nj._case("table1_rows_tests") is not None
+    assert nj._case("__import__") is None and nj._case("REFERENCES") is None

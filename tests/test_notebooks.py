@@ -25,6 +25,7 @@ import re
 import pytest
 
 import nbgrader_tools as nbt
+from conftest import mutant_shown
 
 def _solution_paths(course, assignment):
     return [course.root / "solutions" / assignment / f"{n}.ipynb" for n in nbt.notebook_names(assignment, course.root)]
@@ -110,20 +111,33 @@ def test_mutants_are_declared(assignment):
     assert nbt.load_mutants(assignment), f"{path.name} lists no mutants"
 
 
-def test_mutant_loses_exactly_its_cells(round_trip, mutant):
-    found = [m for m in round_trip.mutants if m["name"] == mutant]
+def test_mutant_loses_exactly_its_cells(harness, mutant):
+    """Every mutant, judged by the course's judge in one forking kernel (tests/mutant_harness.py)."""
+    found = [m for m in harness.mutants if m["name"] == mutant]
     if not found:
-        pytest.fail(f"{round_trip.assignment}: mutant {mutant}")
+        pytest.fail(f"{harness.assignment}: mutant {mutant}")
     m = found[0]
-    grades = _code_grades(round_trip.scores[round_trip.students[mutant]])
+    verdict = harness.verdicts[mutant]
+    grades = verdict.scores
     unknown = set(m["fails"]) - set(grades)
     assert not unknown, f"mutant {mutant!r}: 'fails' names {sorted(unknown)}, which are not autograded test cells"
-    kept = {gid: f"{grades[gid]['score']}/{grades[gid]['max_score']}" for gid in m["fails"]
-            if grades[gid]["score"] >= grades[gid]["max_score"]}
-    lost = {gid: f"{g['score']}/{g['max_score']}" for gid, g in grades.items()
-            if gid not in m["fails"] and g["score"] != g["max_score"]}
+    kept = {gid: f"{grades[gid][0]}/{grades[gid][1]}" for gid in m["fails"] if grades[gid][0] >= grades[gid][1]}
+    lost = {gid: f"{s}/{p} ({verdict.errors.get(gid)})" for gid, (s, p) in grades.items()
+            if gid not in m["fails"] and s != p}
     assert not kept, f"mutant {mutant!r} was not caught: it kept full marks in {kept}"
     assert not lost, f"mutant {mutant!r} also lost points in {lost}, which it should not affect"
+    assert not verdict.flags, f"mutant {mutant!r} was flagged for a person: {verdict.flags}"
+    mutant_shown(harness.assignment)
+
+
+def test_the_harness_grades_as_nbgrader_does(round_trip, harness):
+    """The worked solution and the sampled mutants score cell by cell the same in the harness as in
+    the full nbgrader round trip (same student ids, so the same hidden inputs)."""
+    for label in ["full"] + [m["name"] for m in round_trip.mutants]:
+        nbgrader = {gid: (float(g["score"]), float(g["max_score"]))
+                    for gid, g in _code_grades(round_trip.scores[round_trip.students[label]]).items()}
+        assert harness.verdicts[label].scores == nbgrader, (
+            f"{label!r}: the harness {harness.verdicts[label].scores} and nbgrader {nbgrader} disagree")
 
 
 # 5 ------------------------------------------------------------------------------------------

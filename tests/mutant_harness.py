@@ -1,0 +1,287 @@
+"""The mutants of an assignment judged in one forking kernel instead of one nbgrader round trip each.
+
+A full round trip of a mutant (submit, ``nbgrader autograde``, a fresh sandboxed kernel importing SciPy,
+gensim and matplotlib, loading GloVe, running every cell) costs seconds of CPU, almost all of it the same
+for every mutant. Here the worked solution runs once in :mod:`forkserver`; before the first cell a mutant
+changes, the kernel forks, and the copy runs the mutant's cells from there to the end while the course's
+own judge (:class:`helpers.judge.NotebookJudge`, the code the grader runs) judges every graded cell, exactly
+as in ``nbgrader autograde``: the visible checks run in the kernel, the hidden tests in this process, with the
+kernel importing the copy of ``helpers`` without the assignment's reference implementations.
+
+What this does not exercise, and the full round trips in ``tests/test_notebooks.py`` do (for the worked
+solution, the untouched release and a sample of mutants, whose cell-by-cell scores are compared with
+this harness's): nbgrader itself (collect, the gradebook, the preprocessors), the sandbox, ipykernel's
+messaging and the per-notebook budgets.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import nbformat
+
+from helpers import judge
+
+SERVER = Path(__file__).resolve().parent / "forkserver.py"
+
+
+class HarnessError(RuntimeError):
+    """The harness could not judge a notebook (the kernel died or hung): not a verdict on the notebook."""
+
+
+@dataclass
+class Verdict:
+    """One notebook's graded test cells: ``scores[grade_id] = (score, max_score)``; ``errors`` says why a
+    cell lost its points, ``hidden`` the messages of the cells whose visible checks passed and whose hidden
+    tests failed (what the student's feedback shows), ``flags`` what the judge flagged for a person."""
+
+    scores: dict = field(default_factory=dict)
+    errors: dict = field(default_factory=dict)
+    hidden: dict = field(default_factory=dict)
+    flags: dict = field(default_factory=dict)
+
+
+class _Server:
+    """The forking kernel, driven over a socket pair."""
+
+    def __init__(self, cwd: Path, env: dict, log_path: Path):
+        ours, theirs = socket.socketpair()
+        self.log = open(log_path, "ab")
+        self.proc = subprocess.Popen([sys.executable, str(SERVER), str(theirs.fileno())], cwd=cwd, env=env,
+                                     pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=self.log)
+        theirs.close()
+        self.conn = Connection(ours.detach())
+        self.pid = self.proc.pid  # the process that answers now (a forked child while one runs)
+
+    def ask(self, msg, timeout: float):
+        self.conn.send(msg)
+        return self.receive(timeout)
+
+    def receive(self, timeout: float):
+        if not self.conn.poll(timeout):
+            raise TimeoutError(f"no answer to the harness within {timeout:.0f} s")
+        try:
+            return self.conn.recv()
+        except EOFError:
+            raise HarnessError("the kernel died") from None
+
+    def alive(self) -> bool:
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        if self.pid == self.proc.pid:
+            return self.proc.poll() is None
+        try:  # a forked child is the server's child, not ours: a zombie still answers kill(0)
+            with open(f"/proc/{self.pid}/stat") as f:
+                return f.read().split(") ", 1)[1][0] != "Z"
+        except OSError:
+            return False
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+        self.conn.close()
+        self.log.close()
+
+
+class _KernelClient:
+    """The two calls of a kernel client the judge makes (:class:`helpers.judge._Channel`)."""
+
+    def __init__(self, server: _Server):
+        self.server = server
+        self.replies: queue.Queue = queue.Queue()
+
+    def execute(self, code, silent=True, store_history=False, allow_stdin=False, stop_on_error=False,
+                user_expressions=None):
+        self.server.conn.send(("execute", code, user_expressions or {}))
+        return "harness"
+
+    def get_shell_msg(self, timeout=None):
+        try:
+            op, content = self.server.receive(timeout or 1)
+        except TimeoutError:
+            raise queue.Empty from None
+        assert op == "reply", op
+        return {"parent_header": {"msg_id": "harness"}, "content": content}
+
+    def get_iopub_msg(self, timeout=None):
+        raise queue.Empty
+
+
+class _KernelManager:
+    def __init__(self, server: _Server):
+        self.server = server
+
+    def interrupt_kernel(self):
+        os.kill(self.server.pid, signal.SIGINT)
+
+    def is_alive(self):
+        return self.server.alive()
+
+
+class _Executor:
+    """What :meth:`helpers.judge.NotebookJudge.judge_cell` needs of nbgrader's executor."""
+
+    def __init__(self, server: _Server, nb):
+        self.kc, self.km, self.nb = _KernelClient(server), _KernelManager(server), nb
+        self.log = logging.getLogger("mutant_harness")
+
+    def _recover(self, cell, index, ename, text):
+        raise HarnessError(f"cell {index} hung in the judge: {text}")
+
+
+def _graded(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def _first_change(base, nb) -> int:
+    assert len(base.cells) == len(nb.cells), "a variant must have the cells of the worked solution"
+    for i, (a, b) in enumerate(zip(base.cells, nb.cells)):
+        if a.source != b.source:
+            return i
+    return len(base.cells)
+
+
+class Harness:
+    """Judge variants of one assignment's worked solution (its mutants) in one forking kernel.
+
+    Parameters
+    ----------
+    assignment : str
+        The assignment (``hidden_tests/<assignment>.py`` holds its hidden tests).
+    base : nbformat.NotebookNode
+        The worked solution filled into the release (what the round trip's full-marks student submits).
+    course_root : Path
+        The course folder: ``hidden_tests/`` and ``.judge-secret`` as the grader reads them.
+    work : Path
+        A scratch folder (the kernel's working folder and its log).
+    timeout : float
+        Seconds allowed for one cell or one judged call.
+    """
+
+    def __init__(self, assignment: str, base, course_root: Path, work: Path, timeout: float = 300.0):
+        self.assignment, self.base, self.timeout = assignment, base, timeout
+        self.cases_path = Path(course_root) / "hidden_tests" / f"{assignment}.py"
+        # an assignment not moved to the judge yet runs its hidden tests in the kernel, as the grader does
+        self.cases = judge.load_cases(self.cases_path) if self.cases_path.is_file() else None
+        self.secret = (Path(course_root) / ".judge-secret").read_text().strip()
+        refs = getattr(self.cases, "REFERENCES", {}) or {}
+        self.work = Path(work)
+        self.work.mkdir(parents=True, exist_ok=True)
+        env = dict(os.environ)
+        if refs:  # as the grader does without the sandbox: the stripped copy first on the path
+            copy = judge.stripped_package(refs, Path(tempfile.mkdtemp(dir=self.work)))
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(copy.parent), env.get("PYTHONPATH")) if p)
+        env.update(PYTHONSAFEPATH="1", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
+                   MKL_NUM_THREADS="1")
+        self.env = env
+
+    def _judge(self, server: _Server, nb, student: str, start: int, stop: int, verdict: Verdict) -> None:
+        """Run cells ``start..stop-1`` of ``nb`` in the kernel ``server`` answers with, judging each graded
+        cell. Cells after the last graded one are never run: they cannot change a score."""
+        seed = judge.submission_seed(self.secret, self.assignment, student)
+        nj = None if self.cases is None else judge.NotebookJudge(None, self.cases, self.cases_path, seed, (),
+                                                                self.timeout)
+        executor = _Executor(server, nb)
+        last = max((i for i, c in enumerate(nb.cells) if _graded(c)), default=-1)
+        for index in range(start, min(stop, last + 1)):
+            cell = nb.cells[index]
+            if cell.cell_type != "code":
+                continue
+            try:
+                op, error = server.ask(("run", cell.source), self.timeout)
+            except TimeoutError:
+                raise HarnessError(f"{self.assignment}: cell {index} ran longer than {self.timeout:.0f} s") from None
+            assert op == "ran", op
+            if not _graded(cell):
+                continue
+            gid = cell.metadata.nbgrader.grade_id
+            cell.outputs = [] if error is None else [
+                nbformat.v4.new_output("error", ename=error[0], evalue=error[1], traceback=[])]
+            if nj is not None:
+                nj.judge_cell(executor, cell, index)
+            errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+            points = float(cell.metadata.nbgrader.get("points", 0))
+            verdict.scores[gid] = (0.0 if errors else points, points)
+            if errors:
+                verdict.errors[gid] = f"{errors[0].get('ename')}: {str(errors[0].get('evalue'))[:500]}"
+                if error is None:
+                    verdict.hidden[gid] = str(errors[0].get("evalue"))
+        for flag in nb.metadata.get("course_flags") or []:
+            verdict.flags.setdefault(str(flag.get("cell") if isinstance(flag, dict) else None), str(flag))
+        nb.metadata.pop("course_flags", None)
+
+    def run(self, variants: dict, students: dict) -> dict:
+        """``{label: Verdict}`` for the worked solution (label ``"full"``) and each variant.
+
+        ``variants`` maps a label to a notebook (the base with some solution cells changed);
+        ``students`` maps each label (and ``"full"``) to the student id whose seed the judge uses.
+        """
+        import copy
+
+        starts = {label: _first_change(self.base, nb) for label, nb in variants.items()}
+        self.full_student = students["full"]
+        base = copy.deepcopy(self.base)
+        server = _Server(self.work, self.env, self.work / "kernel.log")
+        verdicts = {"full": Verdict()}
+        try:
+            done = 0
+            for label in sorted(variants, key=lambda k: starts[k]):
+                start = starts[label]
+                # the worked solution up to the mutant's first change (judged: the "full" student's cells)
+                self._judge_until(server, base, done, start, verdicts["full"])
+                done = start
+                verdicts[label] = self._fork(server, copy.deepcopy(variants[label]), students[label], start,
+                                             verdicts["full"])
+            self._judge_until(server, base, done, len(base.cells), verdicts["full"])
+        finally:
+            server.close()
+        return verdicts
+
+    def _judge_until(self, server, nb, start: int, stop: int, verdict: Verdict) -> None:
+        if stop > start:
+            self._judge(server, nb, self.full_student, start, stop, verdict)
+
+    def _fork(self, server: _Server, nb, student: str, start: int, before: Verdict) -> Verdict:
+        op, pid = server.ask(("fork",), 60)
+        assert op == "forked", op
+        server.pid = pid
+        verdict = Verdict(dict(before.scores), dict(before.errors), dict(before.hidden), {})
+        try:
+            self._judge(server, nb, student, start, len(nb.cells), verdict)
+            server.conn.send(("exit",))
+        except BaseException:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            raise
+        finally:
+            server.pid = server.proc.pid
+            try:
+                op, _ = server.receive(60)
+                assert op == "resumed", op
+            except (TimeoutError, HarnessError):
+                pass
+        return verdict
+
+
+def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_root, work) -> dict:
+    """``{label: Verdict}`` for the worked solution (``"full"``) and every mutant (by name)."""
+    import nbgrader_tools as nbt
+
+    name = full_nb.metadata.get("name", assignment)
+    variants = {m["name"]: nbt.apply_mutant({name: full_nb}, m)[name] for m in mutants}
+    return Harness(assignment, full_nb, Path(course_root), Path(work)).run(variants, students)
