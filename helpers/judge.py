@@ -63,9 +63,9 @@ from traitlets.config import Configurable
 from . import checks as _library_checks
 from .flags import add_flag
 
-__all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "NotebookProxy",
-           "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package", "submission_seed",
-           "load_cases"]
+__all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "TextFile",
+           "NotebookProxy", "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package",
+           "submission_seed", "load_cases"]
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
 MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
@@ -161,6 +161,8 @@ class _Encoder:
             return {"t": "rng", "bit": type(x.bit_generator).__name__, "state": x.bit_generator.state}
         if isinstance(x, (Remote, Missing)):
             return {"t": "ref", "name": x.name}
+        if isinstance(x, TextFile):
+            return {"t": "file", "text": x.text, "name": x.name}
         if _is_axes(x):
             self.axes.append(x)
             return {"t": "axes"}
@@ -170,7 +172,8 @@ class _Encoder:
                 return {"t": "kv", "default": True}
             return {"t": "kv", "keys": [str(k) for k in x.index_to_key], "k": self._array(np.asarray(x.vectors))}
         raise TypeError(f"a {type(x).__name__} cannot be sent to the student's kernel; hidden tests pass plain "
-                        "data (numbers, strings, lists, dicts, NumPy arrays, Generators, embeddings, Axes).")
+                        "data (numbers, strings, lists, dicts, NumPy arrays, Generators, embeddings, Axes, "
+                        "TextFile).")
 
 
 def _is_axes(x) -> bool:
@@ -219,6 +222,15 @@ class Record:
         if self.items is None:
             raise TypeError(f"the {self.type_name} your code returned cannot be indexed")
         return self.items[i]
+
+
+@dataclasses.dataclass(frozen=True)
+class TextFile:
+    """A text file as an argument: the kernel writes ``text`` to a file called ``name`` in a new temporary
+    folder, passes the file's path (a ``str``) to the student's function and removes the folder after the call."""
+
+    text: str
+    name: str = "file.txt"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -310,7 +322,7 @@ class _Decoder:
                     and len(keys) == vectors.shape[0]):
                 raise JudgeError("malformed answer (embedding)")
             from gensim.models import KeyedVectors
-            kv = KeyedVectors(vectors.shape[1], count=len(keys), dtype=vectors.dtype)
+            kv = KeyedVectors(vectors.shape[1], dtype=vectors.dtype)  # count=n would add n empty slots first
             kv.add_vectors(keys, vectors)
             return kv
         if t == "axes":
@@ -794,6 +806,37 @@ def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint
                                f"operations instead.{tail}")
 
 
+def _identifiers(node) -> set[str]:
+    """The names, attribute names and string constants in ``node``'s syntax tree."""
+    return {n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else n.value
+            for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))
+            or (isinstance(n, ast.Constant) and isinstance(n.value, str))}
+
+
+def check_not_using(func, *names: str, what: str | None = None, hint: str = ""):
+    """No library function ``names`` in the code of ``func`` or the notebook's own functions it uses, read here.
+
+    ``names`` are dotted (``"scipy.stats.false_discovery_control"``). The code uses one when it names its last
+    part (a name, an attribute, or a string as in ``getattr(stats, "...")``) or a name the notebook bound to it
+    (``from scipy.stats import false_discovery_control as fdc``, ``fdc = stats.false_discovery_control``).
+    Like every rule that reads code, it misses a function hidden well enough.
+    """
+    name = _name_of(func)
+    label = what or f"`{name}`"
+    fn, defs, _ = _function_node(name, label)
+    wanted = {n.rsplit(".", 1)[-1] for n in names}
+    bound = set(wanted)
+    for tree in filter(None, map(_parse, _sources_before())):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                bound |= {a.asname for a in node.names if a.asname and a.name in wanted}
+            elif isinstance(node, ast.Assign) and _identifiers(node.value) & wanted:
+                bound |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    used = sorted({i for f in _own_calls(fn, defs) for i in _identifiers(f)} & bound)
+    tail = f" {hint}" if hint else ""
+    assert not used, f"{label} uses {', '.join(names)} (as {', '.join(used)}).{tail}"
+
+
 def check_callable(obj, name: str):
     """:func:`helpers.checks.check_callable`, for a function of the notebook."""
     assert isinstance(obj, Remote), f"`{name}` should be a function; did you run the cell that defines it?"
@@ -817,7 +860,7 @@ checks = types.SimpleNamespace(
     quiet=quiet, explain=_library_checks.explain, check_type=_library_checks.check_type,
     check_shape=_library_checks.check_shape, check_close=_library_checks.check_close,
     check_raises=_library_checks.check_raises, check_callable=check_callable, check_unchanged=check_unchanged,
-    check_own_work=check_own_work, check_vectorised=check_vectorised)
+    check_own_work=check_own_work, check_vectorised=check_vectorised, check_not_using=check_not_using)
 checks.__doc__ = "The checks hidden tests use: ``from helpers.judge import checks as _chk``."
 
 

@@ -10,7 +10,8 @@ Plain data, both ways: JSON trees whose nodes carry their type (``{"t": "float",
 arrays as ``.npy`` bytes (base64) loaded without pickle, exceptions as their class names and text.
 Arguments the kernel must build itself are markers: the default embedding, a small embedding, a
 ``numpy.random.Generator`` (its state), a fresh matplotlib Axes (drawn on, then described), a name
-of the notebook (a student's function passed to another).
+of the notebook (a student's function passed to another), a text file (written to a temporary folder
+for the call; the function gets its path).
 """
 import base64 as _b64
 import contextlib as _contextlib
@@ -35,6 +36,7 @@ class _Decoder:
         self.arrays = arrays
         self.cache = {}
         self.axes = []
+        self.folders = []
 
     def array(self, key):
         if key not in self.cache:
@@ -70,7 +72,7 @@ class _Decoder:
                 return load_default()
             from gensim.models import KeyedVectors
             vectors = self.array(node["k"])
-            kv = KeyedVectors(vectors.shape[1], count=len(node["keys"]), dtype=vectors.dtype)
+            kv = KeyedVectors(vectors.shape[1], dtype=vectors.dtype)  # count=n would add n empty slots first
             kv.add_vectors(list(node["keys"]), vectors)
             return kv
         if t == "axes":
@@ -81,6 +83,14 @@ class _Decoder:
             return ax
         if t == "ref":
             return user_ns[node["name"]]  # noqa: F821 - defined by the judge
+        if t == "file":
+            import os
+            import tempfile
+            self.folders.append(tempfile.mkdtemp(prefix="judge-"))
+            path = os.path.join(self.folders[-1], os.path.basename(str(node["name"])) or "file.txt")
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(str(node["text"]))
+            return path
         raise TypeError(f"unknown node {t!r}")
 
 
@@ -235,6 +245,10 @@ def _serve(req):
         import matplotlib.pyplot as plt
         plt.close("all")
     answer["arrays"] = enc.arrays
+    if dec.folders:
+        import shutil
+        for folder in dec.folders:
+            shutil.rmtree(folder, ignore_errors=True)
     return answer
 
 

@@ -170,6 +170,41 @@ def test_generators_embeddings_and_references_are_sent_as_markers():
     assert rng.random() == expected  # the grader's Generator did not advance
 
 
+def test_a_small_embedding_keeps_exactly_its_words_both_ways():
+    from gensim.models import KeyedVectors
+
+    toy = KeyedVectors(3)
+    toy.add_vectors(["he", "she"], np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32))
+    seen = {}
+
+    def f(kv):
+        seen["keys"], seen["vectors"] = list(kv.index_to_key), kv.vectors.copy()
+        return kv
+
+    answer, dec = _call(_runtime({"f": f}), "f", toy)
+    back = dec(answer["value"])
+    for keys, vectors in ((seen["keys"], seen["vectors"]), (list(back.index_to_key), back.vectors)):
+        assert keys == ["he", "she"]  # no empty slots before the words
+        assert vectors.dtype == np.float32 and np.array_equal(vectors, toy.vectors)
+    assert back["she"].tolist() == [4.0, 5.0, 6.0]
+
+
+def test_a_text_file_is_written_for_the_call_and_removed_after_it():
+    import os
+
+    seen = {}
+
+    def f(path):
+        with open(path, encoding="utf-8", newline="") as fh:
+            seen["text"], seen["path"] = fh.read(), path
+        return os.path.basename(path)
+
+    answer, dec = _call(_runtime({"f": f}), "f", judge.TextFile("category,word\n x ,ß\r\n", name="toy.csv"))
+    assert dec(answer["value"]) == "toy.csv"
+    assert seen["text"] == "category,word\n x ,ß\r\n"  # exactly the text: no newline translation
+    assert not os.path.exists(os.path.dirname(seen["path"]))
+
+
 def test_a_grader_function_cannot_be_sent():
     with pytest.raises(TypeError, match="cannot be sent"):
         _Encoder()(lambda: 0)
@@ -265,6 +300,27 @@ def test_own_work_rule_reads_the_function_and_what_it_calls(source, fails):
                 judge.own_work_rule("cosine", ["cosine"], "`cosine`")
         else:
             judge.own_work_rule("cosine", ["cosine"], "`cosine`")
+    finally:
+        judge._current.reset(token)
+
+
+@pytest.mark.parametrize("source, fails", [
+    ("import scipy.stats as sps\ndef bh(p):\n    return sps.false_discovery_control(p)\n", True),
+    ("from scipy.stats import false_discovery_control as fdc\ndef bh(p):\n    return fdc(p)\n", True),
+    ("import scipy.stats\nf = scipy.stats.false_discovery_control\ndef _mine(p):\n    return f(p)\n"
+     "def bh(p):\n    return _mine(p)\n", True),
+    ("import scipy.stats as s\ndef bh(p):\n    return getattr(s, 'false_discovery_control')(p)\n", True),
+    ("import numpy as np\nfrom scipy.stats import false_discovery_control\n"
+     "def bh(p):\n    \"\"\"Not scipy.stats.false_discovery_control.\"\"\"\n    return np.minimum.accumulate(p)\n", False),
+])
+def test_check_not_using_reads_the_function_what_it_calls_and_the_names_bound_to_it(source, fails):
+    token = _with_cells(source)
+    try:
+        if fails:
+            with pytest.raises(AssertionError, match="uses scipy.stats.false_discovery_control"):
+                judge.check_not_using(Remote(None, "bh"), "scipy.stats.false_discovery_control")
+        else:
+            judge.check_not_using(Remote(None, "bh"), "scipy.stats.false_discovery_control")
     finally:
         judge._current.reset(token)
 

@@ -1,0 +1,63 @@
+"""Hidden tests of 10_lexicon_weat: judged in the grader's process, never released (helpers/judge.py).
+
+Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
+is the notebook's function (a proxy: calls run in the student's kernel on plain data), ``seed`` this
+submission's seed. Expected values are computed here, with the reference (:mod:`helpers.statistics`).
+"""
+
+import numpy as np
+
+from helpers import statistics as _reference
+from helpers.judge import TextFile
+from helpers.judge import checks as _chk
+
+#: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
+#: None here: the notebook's narrative runs helpers.lexicon.run_lexicon_tests and helpers.weat.run_table1,
+#: which need helpers.lexicon.load_lexicon (through empath_category) and helpers.statistics.effect_size.
+#: Own work is the rule on the code (check_own_work) alone.
+REFERENCES = {}
+
+#: A lexicon with capitals, spaces, a repeated word, an out-of-vocabulary word and categories whose
+#: names contain each other, and a vocabulary; both fixed (a constructed case).
+LEXICON = TextFile("category,word\npositive_emotion,Zest\nnegative_emotion,gloom\npositive_emotion, cheer \n"
+                   "positive_emotion,bliss\npositive_emotion,zest\npositive_emotion,qqqx\npositive_emotion,Amity\n"
+                   "positive_emotion,happy\nhomework,essay\nwork,office\n", name="hidden_lexicon.csv")
+VOCABULARY = {"zest", "cheer", "bliss", "amity", "happy", "gloom", "office", "essay"}
+
+
+def load_lexicon_tests(nb, seed):
+    """Capitals, spaces, repeats, the file's order, exact category names, no word found; own work."""
+    load_lexicon = nb.load_lexicon
+    with _chk.quiet():
+        found, missing = _chk.check_own_work(load_lexicon, "load_lexicon", "empath_category", what="`load_lexicon`",
+                                             run=lambda: load_lexicon(LEXICON, "positive_emotion", VOCABULARY))
+        assert [list(found), list(missing)] == [["zest", "cheer", "bliss", "amity", "happy"], ["qqqx"]], (
+            "load_lexicon on a file with capitals, spaces, a repeated word and an out-of-vocabulary word is not "
+            "right.")
+        found, missing = load_lexicon(LEXICON, "work", VOCABULARY)
+        assert [list(found), list(missing)] == [["office"], []], (
+            "'work' must match the category exactly (not 'homework').")
+        _chk.check_raises(lambda: load_lexicon(LEXICON, "emotion", VOCABULARY), ValueError,
+                          "A category name that is only part of other names should raise ValueError")
+        _chk.check_raises(lambda: load_lexicon(LEXICON, "negative_emotion", {"happy"}), ValueError,
+                          "A category with no word in the vocabulary should raise ValueError")
+
+
+def large_list_effect_size_tests(nb, seed):
+    """Random sets of four different sizes (twice), vectors of different lengths, a zero vector; own work."""
+    large_list_effect_size = nb.large_list_effect_size
+    rng = np.random.default_rng([seed, 1010])
+    sets = [rng.normal(size=(k, 6)) * rng.uniform(0.2, 5.0, size=(k, 1)) for k in (7, 3, 11, 4)]
+    sets[0][:, 0] += 1.5   # X and A share a component along the first axis
+    sets[2][:, 0] += 1.5
+    sets2 = [rng.normal(size=(k, 5)) for k in (2, 9, 3, 13)]
+    with _chk.quiet():
+        d = _chk.check_own_work(large_list_effect_size, "effect_size", "effect_size_from_scores", "association",
+                                "differential_association", what="`large_list_effect_size`",
+                                run=lambda: large_list_effect_size(*sets))
+        _chk.check_close(d, _reference.effect_size(*sets),
+                         "large_list_effect_size on random sets of sizes 7, 3, 11 and 4", rtol=1e-7, atol=1e-10)
+        _chk.check_close(large_list_effect_size(*sets2), _reference.effect_size(*sets2),
+                         "large_list_effect_size on random sets of sizes 2, 9, 3 and 13", rtol=1e-7, atol=1e-10)
+        _chk.check_raises(lambda: large_list_effect_size(np.vstack([sets[0], np.zeros(6)]), *sets[1:]), ValueError,
+                          "A zero vector should raise ValueError")
