@@ -69,9 +69,10 @@ __all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing",
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
 MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
-# hidden tests still inside a notebook (not yet moved); spelled in two parts so that nbgrader's marker never
-# stands whole in a file of the package (the student bundle is checked for it)
-LEGACY_HIDDEN = "### BEGIN HIDDEN" + " TESTS"
+# nbgrader's own hidden-test marker, refused in a graded notebook (those tests would run in the student's
+# kernel); spelled in two parts so that it never stands whole in a file of the package (the student bundle
+# is checked for it)
+NBGRADER_HIDDEN = "### BEGIN HIDDEN" + " TESTS"
 SECRET_FILE = ".judge-secret"          # in the course root (git-ignored): the seed the grader keeps
 
 NO_CASES = ("This cell has no hidden tests in {path} (a function named {gid}): the grader cannot judge it, so it "
@@ -1126,6 +1127,9 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
     FileNotFoundError
         The judge is on and the assignment has no hidden-test module (grading without it would give
         every test cell 0: fail before any student is graded).
+    JudgeError
+        A test cell holds nbgrader's hidden-test block: it would run in the student's kernel, where the
+        student's code can read and change it.
     """
     settings = Judge(config=executor.config)
     info = (resources or {}).get("nbgrader") or {}
@@ -1134,11 +1138,14 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
         return None
     root = _course_root(executor)
     path = root / settings.tests_dir / f"{assignment}.py"
-    if not path.is_file() and any(LEGACY_HIDDEN in c.get("source", "") for c in nb.cells if c.cell_type == "code"):
-        # an assignment whose hidden tests are still blocks in its notebook (being moved to hidden_tests/):
-        # they run in the kernel, as before the judge
-        executor.log.warning("%s: hidden tests in the notebook, not judged by the grader (no %s)", assignment, path)
-        return None
+    inside = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "?") for c in nb.cells
+              if c.cell_type == "code" and NBGRADER_HIDDEN in c.get("source", "")]
+    if inside:
+        raise JudgeError(
+            f"{assignment}: the cells {', '.join(inside)} hold a '{NBGRADER_HIDDEN}' block. Such tests would run in "
+            f"the student's kernel, where the student's code can read and change them: move them into "
+            f"{settings.tests_dir}/{assignment}.py (CONTRIBUTING.md, 'Adding an exercise') and generate the "
+            "assignment again.")
     cases = load_cases(path)
     seed = submission_seed(_secret(settings, root), assignment, str(info.get("student", "")))
     references = getattr(cases, "REFERENCES", {}) or {}

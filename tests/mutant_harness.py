@@ -174,8 +174,7 @@ class Harness:
     def __init__(self, assignment: str, base, course_root: Path, work: Path, timeout: float = 300.0):
         self.assignment, self.base, self.timeout = assignment, base, timeout
         self.cases_path = Path(course_root) / "hidden_tests" / f"{assignment}.py"
-        # an assignment not moved to the judge yet runs its hidden tests in the kernel, as the grader does
-        self.cases = judge.load_cases(self.cases_path) if self.cases_path.is_file() else None
+        self.cases = judge.load_cases(self.cases_path)
         self.secret = (Path(course_root) / ".judge-secret").read_text().strip()
         refs = getattr(self.cases, "REFERENCES", {}) or {}
         self.work = Path(work)
@@ -192,8 +191,7 @@ class Harness:
         """Run cells ``start..stop-1`` of ``nb`` in the kernel ``server`` answers with, judging each graded
         cell. Cells after the last graded one are never run: they cannot change a score."""
         seed = judge.submission_seed(self.secret, self.assignment, student)
-        nj = None if self.cases is None else judge.NotebookJudge(None, self.cases, self.cases_path, seed, (),
-                                                                self.timeout)
+        nj = judge.NotebookJudge(None, self.cases, self.cases_path, seed, (), self.timeout)
         executor = _Executor(server, nb)
         last = max((i for i, c in enumerate(nb.cells) if _graded(c)), default=-1)
         for index in range(start, min(stop, last + 1)):
@@ -210,8 +208,7 @@ class Harness:
             gid = cell.metadata.nbgrader.grade_id
             cell.outputs = [] if error is None else [
                 nbformat.v4.new_output("error", ename=error[0], evalue=error[1], traceback=[])]
-            if nj is not None:
-                nj.judge_cell(executor, cell, index)
+            nj.judge_cell(executor, cell, index)
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]
             points = float(cell.metadata.nbgrader.get("points", 0))
             verdict.scores[gid] = (0.0 if errors else points, points)

@@ -270,9 +270,7 @@ def test_every_visible_check_says_what_it_does_not_cover(assignment):
             assert re.search(r"\bnot\b|n't\b", last_print, flags=re.I), (
                 f"{name}.ipynb {nbt.grade_id(cell)}: the visible checks must end by printing what they do not cover")
             gid = nbt.grade_id(cell)
-            if not nbt.hidden_cases(assignment):  # hidden tests not moved out of this notebook yet
-                assert nbt.BEGIN_HIDDEN in cell.source, f"{name}.ipynb {gid} has no hidden tests"
-                continue
+            assert nbt.BEGIN_HIDDEN not in cell.source, f"{name}.ipynb {gid}: hidden tests belong in hidden_tests/"
             assert gid in nbt.hidden_cases(assignment), f"hidden_tests/{assignment}.py has no hidden tests for {gid}"
             marker = nbt.HIDDEN_MARKER.format(assignment=assignment, grade_id=gid)
             assert cell.source.rstrip().endswith(marker), f"{name}.ipynb {gid} does not end with the line {marker!r}"
@@ -280,9 +278,7 @@ def test_every_visible_check_says_what_it_does_not_cover(assignment):
 
 def test_hidden_tests_never_reveal_expected_values_in_code(assignment):
     cases = nbt.hidden_cases(assignment)
-    if not cases:  # not moved yet: the hidden blocks of the notebook
-        nb = nbt.read_nb(nbt.SOLUTIONS_DIR / assignment / f"{assignment}.ipynb")
-        cases = {nbt.grade_id(c): c.source.split(nbt.BEGIN_HIDDEN, 1)[-1] for c in nbt.test_cells(nb)}
+    assert cases, f"hidden_tests/{assignment}.py is missing"
     for gid, hidden in cases.items():
         assert "reveal=True" not in hidden, f"hidden_tests/{assignment}.py {gid}: a hidden check uses reveal=True"
         assert not re.search(r"np\.testing\.assert_|numpy\.testing\.assert_", hidden), (

@@ -361,10 +361,7 @@ def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
 
     moved = 0
     for a in nbt.discover_assignments():
-        if not (nbt.HIDDEN_DIR / f"{a}.py").is_file():  # not moved yet: its hidden tests are still in-notebook
-            nb = nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{a}.ipynb")
-            assert all("### BEGIN HIDDEN TESTS" in c.source for c in nbt.test_cells(nb)), f"{a} has no hidden tests"
-            continue
+        assert (nbt.HIDDEN_DIR / f"{a}.py").is_file(), f"{a}: hidden_tests/{a}.py is missing"
         moved += 1
         module = judge.load_cases(nbt.HIDDEN_DIR / f"{a}.py")
         graded = set()
@@ -380,7 +377,7 @@ def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
         assert graded == cases, f"{a}: graded cells without hidden tests {graded - cases}, hidden tests of no cell {cases - graded}"
         refs = getattr(module, "REFERENCES", {})
         judge.stripped_package(refs, Path(__import__("tempfile").mkdtemp()))  # every name exists
-    assert moved >= 4
+    assert moved == len(nbt.discover_assignments()) == 11
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -474,3 +471,29 @@ def test_a_case_is_a_function_the_module_defines():
     nj = judge.NotebookJudge(None, cases, nbt.HIDDEN_DIR / "06_table1.py", 0, (), 1.0)
     assert nj._case("weat_tests") is None and nj._case("table1_rows_tests") is not None
     assert nj._case("__import__") is None and nj._case("REFERENCES") is None
+
+
+def test_a_hidden_block_left_in_a_notebook_stops_grading(tmp_path):
+    """nbgrader's own hidden tests would run in the student's kernel: the judge refuses the notebook."""
+    import logging
+
+    import nbformat
+    from traitlets.config import Config
+
+    (tmp_path / "hidden_tests").mkdir()
+    (tmp_path / "hidden_tests" / "01_cosine.py").write_text("def cosine_tests(nb, seed):\n    pass\n")
+    (tmp_path / ".judge-secret").write_text("s\n")
+    cell = nbformat.v4.new_code_cell("check(cosine)\n### BEGIN HIDDEN TESTS\nassert cosine(1, 1) == 1\n### END HIDDEN TESTS")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "cosine_tests", "points": 1}
+    nb = nbformat.v4.new_notebook(cells=[cell])
+    c = Config()
+    c.CourseDirectory.root = str(tmp_path)
+
+    class Executor:
+        config, timeout, log = c, 60, logging.getLogger("test")
+
+    resources = {"nbgrader": {"assignment": "01_cosine", "student": "s1"}}
+    with pytest.raises(JudgeError, match="cosine_tests hold a '### BEGIN HIDDEN TESTS' block"):
+        judge.judge_for(Executor(), nb, resources)
+    cell.source = "check(cosine)"
+    assert isinstance(judge.judge_for(Executor(), nb, resources), judge.NotebookJudge)
