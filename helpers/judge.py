@@ -1138,8 +1138,11 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
         return None
     root = _course_root(executor)
     path = root / settings.tests_dir / f"{assignment}.py"
-    inside = [c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "?") for c in nb.cells
-              if c.cell_type == "code" and NBGRADER_HIDDEN in c.get("source", "")]
+    # test cells only: nbgrader restores them from the gradebook, so what they hold is the instructor's
+    # (a student who writes the marker into an answer cell changes nothing)
+    tests = [(c, c.get("metadata", {}).get("nbgrader", {})) for c in nb.cells if c.cell_type == "code"]
+    inside = [m.get("grade_id", "?") for c, m in tests
+              if m.get("grade") and not m.get("solution") and NBGRADER_HIDDEN in c.get("source", "")]
     if inside:
         raise JudgeError(
             f"{assignment}: the cells {', '.join(inside)} hold a '{NBGRADER_HIDDEN}' block. Such tests would run in "

@@ -496,4 +496,7 @@ def test_a_hidden_block_left_in_a_notebook_stops_grading(tmp_path):
     with pytest.raises(JudgeError, match="cosine_tests hold a '### BEGIN HIDDEN TESTS' block"):
         judge.judge_for(Executor(), nb, resources)
     cell.source = "check(cosine)"
+    answer = nbformat.v4.new_code_cell("# ### BEGIN HIDDEN TESTS (a student's comment)\ndef cosine(u, v):\n    return 1")
+    answer.metadata["nbgrader"] = {"grade": False, "solution": True, "grade_id": "cosine_solution"}
+    nb.cells.insert(0, answer)  # the marker in an answer cell changes nothing
     assert isinstance(judge.judge_for(Executor(), nb, resources), judge.NotebookJudge)
