@@ -161,9 +161,17 @@ def course_config(course_dir, db_url: str | None = None):
 
 
 def sandbox_available() -> bool:
-    """bubblewrap is installed; raises when it is not and ``COURSE_TEST_SANDBOX_REQUIRED=1`` (CI)."""
+    """bubblewrap is installed; raises when it is not and ``COURSE_TEST_SANDBOX_REQUIRED=1`` (CI).
+
+    ``COURSE_TEST_SANDBOX=0`` turns the sandbox off (for ``benchmarks/per_submission.py``: a kernel in
+    bubblewrap's PID namespace is never waited for by the grader, so its CPU time is not counted).
+    """
     from helpers.sandbox import SandboxError, find_bwrap
 
+    if os.environ.get("COURSE_TEST_SANDBOX") == "0":
+        if os.environ.get("COURSE_TEST_SANDBOX_REQUIRED") == "1":
+            raise SandboxError("COURSE_TEST_SANDBOX=0 and COURSE_TEST_SANDBOX_REQUIRED=1 contradict each other")
+        return False
     if find_bwrap() is not None:
         return True
     if os.environ.get("COURSE_TEST_SANDBOX_REQUIRED") == "1":
