@@ -27,7 +27,12 @@ folder), on 127.0.0.1 with a token, its kernels cut off from the network (``nbgr
 
 Screenshots go to ``test-artifacts/student-lab/``. Needs Debian's Chromium and Playwright for Python
 (tests/test_browser.py says how); skipped with the reason unless ``COURSE_TEST_BROWSER_REQUIRED=1``,
-then it fails. About 2-3 minutes (a bundle build, three servers, one validation).
+then it fails. About 4-5 minutes on a loaded 2-core machine (a bundle build, four servers, one validation).
+
+The negative checks were shown to catch what they look for: with the announcements plugin enabled the
+news question is found as a toast ("Would you like to get notified about official Jupyter news?"), and
+with create-assignment, formgrader and the menu enabled the side bar lists "Nbgrader Create Assignment"
+and the menu "Formgrader" and "Create assignment" (the hub test's menu check is the running control).
 """
 from __future__ import annotations
 
@@ -57,7 +62,6 @@ ROOT = tools.COURSE_ROOT
 ARTIFACTS = ROOT / "test-artifacts" / "student-lab"
 NOTEBOOK = "notebooks/01_cosine/01_cosine.ipynb"
 VALIDATE_TIMEOUT_MS = 180_000   # the Validate button runs the whole released notebook in a kernel
-INSTRUCTOR_ENTRIES = ("Formgrader", "Course List", "Create assignment", "Create Assignment")
 # the commands of nbgrader's lab plugins (nbgrader 0.9, @jupyter/nbgrader)
 NBGRADER_COMMANDS = {"nbgrader:open-assignment-list": "Assignment List", "nbgrader:open-course-list": "Course List",
                      "nbgrader:open-formgrader": "Formgrader", "nbgrader:open-create-assignment": "Create assignment"}
