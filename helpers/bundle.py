@@ -62,9 +62,10 @@ submit, and what to do when something fails (e.g. running as root: `jupyter lab 
 Words you may not know are in [GLOSSARY.md](GLOSSARY.md). Submit your work the way your
 instructor tells you.
 
-JupyterLab shows nbgrader's **Validate** button in each notebook's toolbar: it runs the notebook
-as the grader does and lists the checks that fail. On the command line, from this folder,
-`nbgrader validate notebooks/01_cosine/01_cosine.ipynb` prints the same report.
+JupyterLab shows nbgrader's **Validate** button in each notebook's toolbar: it runs the whole
+notebook with the grader's time limit per cell and lists the test cells that fail (their visible
+checks; the hidden tests run only when your work is graded). On the command line, from this
+folder, `nbgrader validate notebooks/01_cosine/01_cosine.ipynb` prints the same report.
 """
 
 # The students' Jupyter settings (docs/SYSADMIN.md says how a hub turns the assignment list back on
