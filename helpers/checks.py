@@ -169,10 +169,12 @@ def quiet():
     with :func:`explain`'s message, so a raw NumPy error is never the only feedback (the original
     exception stays attached as its cause, and the student's traceback still shows the line).
 
-    Returns
-    -------
-    contextlib.AbstractContextManager
-        Use as ``with quiet(): ...``.
+    Use as ``with quiet(): ...`` (a ``contextlib.contextmanager``).
+
+    Yields
+    ------
+    None
+        The body of the ``with`` statement runs at this point.
 
     Raises
     ------
@@ -365,11 +367,13 @@ def check_unchanged(func, *args, what: str, **kwargs):
     ----------
     func : callable
         The student's function.
-    *args, **kwargs
-        Its arguments; each NumPy array (or list of arrays) among them is compared, exactly,
-        with a copy taken before the call.
+    *args
+        Its positional arguments; each NumPy array (or list of arrays) among them is compared,
+        exactly, with a copy taken before the call.
     what : str
         The call, for the message (e.g. ``"cosine(u, v)"``).
+    **kwargs
+        Its keyword arguments, compared in the same way.
 
     Returns
     -------
@@ -435,7 +439,7 @@ _LIBRARIES = ("numpy", "scipy", "matplotlib", "pandas", "functools", "collection
 
 
 def reference_calls(func, names=None) -> list[str]:
-    """Names of the course's (``helpers``) functions that ``func`` uses, wherever it keeps them.
+    """List the course's (``helpers``) functions that ``func`` uses, wherever it keeps them.
 
     Reads the bytecode and the function object, following:
 

@@ -29,6 +29,7 @@ __all__ = [
     "lookup", "vectors", "check_words", "Lookup", "EmbeddingFormatError",
 ]
 
+#: What :func:`load_default` loads, in words (for titles and reports).
 DEFAULT_NAME = "GloVe 6B 50d (Wikipedia 2014 + Gigaword 5, 400,000 lower-case words)"
 CASE_MODES = ("auto", "exact", "lower")
 
@@ -168,13 +169,17 @@ def convert_text_embedding(
 
     Parameters
     ----------
-    path : path to the text file.
-    out : where to write the ``KeyedVectors`` file.
-    progress : show a tqdm progress bar (on stderr) while converting.
+    path : str or os.PathLike
+        The text file.
+    out : str, os.PathLike or None
+        Where to write the ``KeyedVectors`` file (default: ``path`` + ``.kv``).
+    progress : bool
+        Show a tqdm progress bar (on stderr) while converting.
 
     Returns
     -------
-    Path of the written ``KeyedVectors`` file.
+    pathlib.Path
+        The written ``KeyedVectors`` file.
 
     Raises
     ------
@@ -360,7 +365,7 @@ def _key(kv: KeyedVectors, word: str, case: str) -> str | None:
 
 
 @dataclass
-class Lookup:
+class Lookup:  # numpydoc ignore=PR01
     """Result of :func:`lookup`: the words found (as written), their keys, vectors and the missing words.
 
     Attributes

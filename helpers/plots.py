@@ -22,19 +22,24 @@ def label_points(ax, x: Sequence[float], y: Sequence[float], words: Sequence[str
 
     Parameters
     ----------
-    ax : the matplotlib Axes the points are drawn on.
-    x, y : the points' coordinates, one per word.
-    words : the labels.
-    fontsize : of the labels.
+    ax : matplotlib.axes.Axes
+        The axes the points are drawn on.
+    x, y : sequence of float
+        The points' coordinates, one per word.
+    words : sequence of str
+        The labels.
+    fontsize : float
+        The labels' font size.
 
     Returns
     -------
-    list of the ``Text`` objects, after placement (thin grey lines join moved labels to their points).
+    list of matplotlib.text.Text
+        The labels, after placement (thin grey lines join moved labels to their points).
 
     Raises
     ------
     ValueError
-        when ``x``, ``y`` and ``words`` differ in length.
+        When ``x``, ``y`` and ``words`` differ in length.
     """
     from adjustText import adjust_text
 
@@ -91,8 +96,9 @@ def word_associations(words: Sequence[str], scores: Sequence[float], groups: Seq
     Parameters
     ----------
     words : sequence of str
+        The words, one bar each.
     scores : sequence of float
-        s(w, A, B) of each word.
+        The association s(w, A, B) of each word.
     groups : sequence of str or None
         The group of each word (e.g. the target set's name), for the colours.
     a_name, b_name : str

@@ -46,8 +46,19 @@ def data_dir() -> Path:
 
 
 @dataclass(frozen=True)
-class WordSet:
-    """A named word list as the paper prints it; ``dropped_by_paper`` are the words the authors left out."""
+class WordSet:  # numpydoc ignore=PR01
+    """A named word list as the paper prints it, with the words the authors left out.
+
+    Attributes
+    ----------
+    name : str
+        The list's name in the paper (e.g. ``"Flowers"``).
+    words : tuple of str
+        The words as printed.
+    dropped_by_paper : tuple of str
+        The words the authors left out because they were rare in their corpus (printed in
+        italics in the long draft).
+    """
 
     name: str
     words: tuple[str, ...]
@@ -61,8 +72,26 @@ class WordSet:
 
 
 @dataclass(frozen=True)
-class WeatSpec:
-    """One row of Table 1: word sets, the original IAT result and the paper's WEAT result."""
+class WeatSpec:  # numpydoc ignore=PR01
+    """One row of Table 1: word sets, the original IAT result and the paper's WEAT result.
+
+    Attributes
+    ----------
+    id : int
+        The row, 1 to 10.
+    target_x, target_y : WordSet
+        The target word sets X and Y.
+    attribute_a, attribute_b : WordSet
+        The attribute word sets A and B.
+    original : dict
+        The human IAT result the row replicates: ``ref``, ``reference``, ``N``, ``d``, ``p`` and, for
+        some rows, ``p_note``.
+    paper : dict
+        The paper's WEAT result on GloVe Common Crawl 840B: ``n_target``, ``n_attribute``, ``d``
+        and ``p`` (as printed).
+    word_lists_from : str
+        The source of the word lists (e.g. ``"Greenwald et al. (1998), p. 1479"``).
+    """
 
     id: int
     target_x: WordSet
@@ -113,6 +142,7 @@ def weat_test(test_id: int) -> WeatSpec:
     Returns
     -------
     WeatSpec
+        The row's word sets and results.
 
     Raises
     ------
@@ -131,8 +161,9 @@ def _read_csv(name: str, key: str, value: str) -> tuple[list[str], list[float]]:
     return [r[key] for r in rows], [float(r[value]) for r in rows]
 
 
-#: Female and male attribute words of the WEFATs (Nosek et al. 2002a, as in WEAT 7).
+#: Female attribute words of the WEFATs (Nosek et al. 2002a, as in WEAT 7).
 FEMALE_TERMS = ("female", "woman", "girl", "sister", "she", "her", "hers", "daughter")
+#: Male attribute words of the WEFATs (Nosek et al. 2002a, as in WEAT 7).
 MALE_TERMS = ("male", "man", "boy", "brother", "he", "him", "his", "son")
 
 
@@ -142,6 +173,7 @@ def wefat_occupations() -> tuple[list[str], list[float]]:
     Returns
     -------
     words : list of str
+        The occupations.
     values : list of float
         Percent women, one per word.
     """
@@ -154,6 +186,7 @@ def wefat_names() -> tuple[list[str], list[float]]:
     Returns
     -------
     words : list of str
+        The names.
     values : list of float
         Percent female, one per name.
     """
