@@ -194,6 +194,9 @@ def quiet():
 def check_callable(obj, name: str):
     """Assert that ``obj`` is a function (or another callable).
 
+    A test cell calls it before calling ``obj``, so a name that holds something other than a
+    function gets this message instead of a ``TypeError`` from the call.
+
     Parameters
     ----------
     obj : object
@@ -215,7 +218,10 @@ def check_callable(obj, name: str):
 
 
 def check_type(value, types, what: str):
-    """Assert that ``value`` is of one of ``types`` (its real class: ``__class__`` cannot lie here).
+    """Assert that ``value`` is of one of ``types``.
+
+    The class checked is ``type(value)``, which an object cannot fake (its ``__class__`` can
+    lie); subclasses count.
 
     Parameters
     ----------
@@ -243,6 +249,9 @@ def check_type(value, types, what: str):
 
 def check_shape(value, shape: tuple, what: str):
     """Assert that ``numpy.asarray(value)`` has shape ``shape``.
+
+    ``numpy.asarray`` is the module's own reference, taken at import, so a notebook that patches
+    NumPy changes nothing; a list of lists has the shape of its array.
 
     Parameters
     ----------
@@ -317,7 +326,10 @@ def check_close(actual, expected, what: str, *, rtol: float = 1e-6, atol: float 
 
 
 def check_raises(func, exc_types, what: str):
-    """Assert that ``func()`` raises one of ``exc_types`` (any other outcome fails with ``what``).
+    """Assert that ``func()`` raises one of ``exc_types``.
+
+    Any other outcome fails with ``what``: an exception of another class (the message names it)
+    or a normal return.
 
     Parameters
     ----------
@@ -683,6 +695,10 @@ _LOOPS_IN_DISGUISE = frozenset({"vectorize", "apply_along_axis", "map", "frompyf
 def python_loops(func) -> list[str]:
     """The loop constructs (``for``, ``while``, comprehensions) in the code of ``func``.
 
+    Read from the bytecode, not the source: a ``FOR_ITER`` instruction or a backward jump is a
+    loop, in ``func``'s code and in every code object nested in it. A loop in a comment or a
+    string does not count.
+
     Parameters
     ----------
     func : function
@@ -727,6 +743,9 @@ def _own_functions(func) -> list:
 
 def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint: str = ""):
     """Assert that ``func`` has no Python loop (``for``, ``while``, comprehension) or loop in disguise.
+
+    Loop statements are found in the bytecode (:func:`python_loops`); loops in disguise by the
+    functions ``func`` calls (see ``follow``).
 
     Parameters
     ----------

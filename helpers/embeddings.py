@@ -35,7 +35,11 @@ CASE_MODES = ("auto", "exact", "lower")
 
 
 class EmbeddingFormatError(ValueError):
-    """A file could not be read as a word embedding (the message says where and why)."""
+    """A file could not be read as a word embedding (the message says where and why).
+
+    A ``ValueError``, raised by :func:`load_embedding` and :func:`convert_text_embedding`, and by
+    :func:`load_default` when the installed default embedding is inconsistent.
+    """
 
 
 def _default_files() -> tuple[Path, Path]:
@@ -327,7 +331,10 @@ def load_embedding(
 # ---------------------------------------------------------------------------------------------
 
 def is_uncased(kv: KeyedVectors, sample: int = 20000) -> bool:
-    """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B).
+    """Tell whether none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B).
+
+    The case rule ``"auto"`` of :func:`lookup` searches an uncased embedding in lower case and a
+    cased one exactly as written.
 
     Parameters
     ----------
@@ -368,6 +375,9 @@ def _key(kv: KeyedVectors, word: str, case: str) -> str | None:
 class Lookup:  # numpydoc ignore=PR01
     """Result of :func:`lookup`: the words found (as written), their keys, vectors and the missing words.
 
+    ``words`` and ``missing_words`` keep the spelling of the list (e.g. ``Einstein``); ``keys`` are
+    the embedding's (``einstein`` in an uncased embedding).
+
     Attributes
     ----------
     words : list of str
@@ -387,7 +397,10 @@ class Lookup:  # numpydoc ignore=PR01
 
 
 def check_words(words: Iterable[str], what: str = "the word list") -> list[str]:
-    """The word list as a list, after checking that it is a list of strings (the one place that does).
+    """Return the word list as a list, after checking that it is a list of strings.
+
+    The one place in the course that checks a word list, so every function that takes words
+    gives the same message for the same mistake.
 
     Parameters
     ----------

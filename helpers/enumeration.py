@@ -378,6 +378,9 @@ def rotation_null(D, E, *, n_resamples: int, rng) -> np.ndarray:
 class RotationTest:  # numpydoc ignore=PR01
     """Result of :func:`rotation_pvalues`.
 
+    Shaped like :class:`helpers.statistics.PermutationResult` (scipy's names), with one entry per
+    pair of a name cluster and a word cluster.
+
     Attributes
     ----------
     statistic : numpy.ndarray, shape (k_names, k_words)

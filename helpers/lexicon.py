@@ -101,6 +101,10 @@ def load_lexicon(path, category: str, vocabulary: Container[str]) -> tuple[list[
 def empath_category(category: str, vocabulary: Container[str]) -> tuple[list[str], list[str]]:
     """One Empath category from ``data/empath_categories.csv``: :func:`load_lexicon` on the course's file.
 
+    The file holds 15 categories of the Empath lexicon (Fast, Chen & Bernstein, "Empath:
+    Understanding Topic Signals in Large-Scale Text", CHI 2016, doi:10.1145/2858036.2858535),
+    derived by ``scripts/derive_data.py``.
+
     Parameters
     ----------
     category : str
@@ -126,6 +130,9 @@ def empath_category(category: str, vocabulary: Container[str]) -> tuple[list[str
 @lru_cache(maxsize=1)
 def ssa_names() -> tuple[tuple[str, int, float], ...]:
     """The 5,000 first names with the most U.S. births 1950-2015 (SSA data), most births first.
+
+    Read from ``data/ssa_names.csv`` (derived by ``scripts/derive_data.py``; source in
+    ``data/SOURCES.md``) once and cached.
 
     Returns
     -------
@@ -365,6 +372,8 @@ def project_out(V, direction) -> np.ndarray:
 class LexiconResult:  # numpydoc ignore=PR01
     """One lexicon WEAT: effect size, its word-bootstrap interval and the words used.
 
+    There is no p-value: the uncertainty reported is the interval over the choice of words.
+
     Attributes
     ----------
     effect_size : float
@@ -397,7 +406,10 @@ class LexiconResult:  # numpydoc ignore=PR01
 
     @property
     def sizes(self) -> tuple[int, int, int, int]:
-        """(|X|, |Y|, |A|, |B|) after dropping out-of-vocabulary words."""
+        """(|X|, |Y|, |A|, |B|) after dropping out-of-vocabulary words.
+
+        X and Y may differ in size: a lexicon WEAT does not trim them (its effect size uses means).
+        """
         return len(self.x_words), len(self.y_words), len(self.a_words), len(self.b_words)
 
 
@@ -515,6 +527,9 @@ def run_lexicon_tests(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: 
 def lexicon_json(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: int = 0) -> dict:
     """Return the lexicon WEATs of :func:`run_lexicon_tests` as JSON-ready data (``replicate --extended``).
 
+    Each :class:`LexiconResult` becomes plain numbers, strings and lists, so ``json.dump`` can
+    write the whole.
+
     Parameters
     ----------
     kv : gensim.models.KeyedVectors
@@ -553,6 +568,9 @@ def lexicon_json(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: int =
 
 def format_lexicon(lex: dict) -> str:
     """Format :func:`lexicon_json`'s output as a text table, for the ``replicate --extended`` report.
+
+    One line per test without the projection, with the same test after the projection beside it
+    (``-`` where it is not repeated after the projection).
 
     Parameters
     ----------

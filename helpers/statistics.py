@@ -124,7 +124,12 @@ def _same_dim(*named):
 
 
 def unit_rows(M, name: str = "the vectors") -> np.ndarray:
-    r"""Scale every row to unit Euclidean length: :math:`\hat w = \vec w / \lVert \vec w \rVert`.
+    r"""Scale every row to unit Euclidean length.
+
+    .. math:: \hat w = \vec w / \lVert \vec w \rVert
+
+    The cosine of two unit vectors is their dot product, which is how :func:`cosine_matrix` and
+    :func:`association` compute cosines.
 
     Parameters
     ----------
@@ -373,6 +378,9 @@ def effect_size(X, Y, A, B, *, ddof: int = 1) -> float:
 @dataclass
 class PermutationResult:  # numpydoc ignore=PR01
     """Result of :func:`permutation_test`, shaped like ``scipy.stats.permutation_test``'s.
+
+    Its first three names are scipy's; ``method``, ``n_resamples`` and ``alternative`` record how
+    the p-value was computed.
 
     Attributes
     ----------

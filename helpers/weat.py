@@ -22,6 +22,10 @@ __all__ = ["WeatResult", "run_weat", "run_table1", "trim_to_equal"]
 class WeatResult:  # numpydoc ignore=PR01
     """Result of one WEAT, with scipy-like names (``effect_size``, ``pvalue``, ``null_distribution``).
 
+    It records the choices behind its numbers (``method``, ``n_resamples``, ``alternative``,
+    ``ddof``) and what happened to the words (``missing_words``, ``trimmed_words``). Its ``repr``
+    is short: the arrays are long.
+
     Attributes
     ----------
     effect_size : float
@@ -72,7 +76,11 @@ class WeatResult:  # numpydoc ignore=PR01
 
     @property
     def n_target(self) -> int:
-        """Words per target set used (after the out-of-vocabulary rule)."""
+        """Words per target set used (after the out-of-vocabulary rule).
+
+        X and Y have this size both: words of the larger set were dropped at random
+        (``trimmed_words``).
+        """
         return len(self.x_words)
 
     def __repr__(self) -> str:  # short: the arrays are long

@@ -62,7 +62,10 @@ class WefatResult:  # numpydoc ignore=PR01
 
     @property
     def n(self) -> int:
-        """Number of words used (after the missing and the filtered ones are dropped)."""
+        """Number of words used (after the missing and the filtered ones are dropped).
+
+        The number of points behind ``pearson_r``: ``len(words)``.
+        """
         return len(self.words)
 
 
@@ -169,6 +172,9 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
 def run_wefat_occupations(kv, *, ddof: int = 1) -> WefatResult:
     """Figure 1: 50 occupations vs. % women employed in them (BLS 2015), A = female, B = male terms.
 
+    :func:`run_wefat` on :func:`helpers.wordsets.wefat_occupations` with the paper's female and
+    male attribute words (Caliskan, Bryson & Narayanan, Science 2017).
+
     Parameters
     ----------
     kv : gensim.models.KeyedVectors
@@ -187,6 +193,10 @@ def run_wefat_occupations(kv, *, ddof: int = 1) -> WefatResult:
 
 def run_wefat_names(kv, *, ddof: int = 1, drop_least_namelike: float = 0.2) -> WefatResult:
     """Figure 2: 50 androgynous names vs. % female (1990 census), least name-like 20% dropped.
+
+    :func:`run_wefat` on :func:`helpers.wordsets.wefat_names` with the paper's female and male
+    attribute words, after dropping the names least similar to the centroid of all the name
+    vectors (:func:`name_likeness`), the paper's filter.
 
     Parameters
     ----------

@@ -49,6 +49,8 @@ def data_dir() -> Path:
 class WordSet:  # numpydoc ignore=PR01
     """A named word list as the paper prints it, with the words the authors left out.
 
+    Frozen (hashable). :attr:`used_by_paper` is the list the paper's numbers were computed on.
+
     Attributes
     ----------
     name : str
@@ -66,7 +68,10 @@ class WordSet:  # numpydoc ignore=PR01
 
     @property
     def used_by_paper(self) -> list[str]:
-        """The words the paper actually used (``words`` minus ``dropped_by_paper``), in order."""
+        """The words the paper actually used (``words`` minus ``dropped_by_paper``), in order.
+
+        The tests of :func:`helpers.weat.run_table1` use these.
+        """
         drop = set(self.dropped_by_paper)
         return [w for w in self.words if w not in drop]
 
@@ -74,6 +79,8 @@ class WordSet:  # numpydoc ignore=PR01
 @dataclass(frozen=True)
 class WeatSpec:  # numpydoc ignore=PR01
     """One row of Table 1: word sets, the original IAT result and the paper's WEAT result.
+
+    Frozen; :func:`weat_tests` reads the ten rows from ``data/weat_tests.json``.
 
     Attributes
     ----------
@@ -104,7 +111,10 @@ class WeatSpec:  # numpydoc ignore=PR01
 
     @property
     def title(self) -> str:
-        """``"<target X> vs. <target Y> / <attribute A> vs. <attribute B>"``, for tables and plots."""
+        """The row's title, ``"<target X> vs. <target Y> / <attribute A> vs. <attribute B>"``.
+
+        Made of the four word sets' names, for tables and plots.
+        """
         return (f"{self.target_x.name} vs. {self.target_y.name} / "
                 f"{self.attribute_a.name} vs. {self.attribute_b.name}")
 
@@ -116,6 +126,9 @@ def _wordset(d: dict) -> WordSet:
 @lru_cache(maxsize=1)
 def weat_tests() -> tuple[WeatSpec, ...]:
     """The ten WEATs of Table 1 of Caliskan, Bryson & Narayanan (2017), ids 1-10 in row order.
+
+    Each with the word lists as the paper and its long draft (arXiv:1608.07187v2) give them, the
+    words the authors left out, the human IAT result the row replicates and the paper's result.
 
     Returns
     -------
@@ -133,6 +146,8 @@ def weat_tests() -> tuple[WeatSpec, ...]:
 
 def weat_test(test_id: int) -> WeatSpec:
     """Row ``test_id`` (1-10) of Table 1.
+
+    The entry of :func:`weat_tests` whose ``id`` is ``test_id``.
 
     Parameters
     ----------
@@ -170,6 +185,8 @@ MALE_TERMS = ("male", "man", "boy", "brother", "he", "him", "his", "son")
 def wefat_occupations() -> tuple[list[str], list[float]]:
     """The 50 occupations of Figure 1 and the % women among those employed in them (BLS 2015).
 
+    Read from ``data/occupations_bls2015.csv`` (its source is in ``data/SOURCES.md``).
+
     Returns
     -------
     words : list of str
@@ -183,6 +200,8 @@ def wefat_occupations() -> tuple[list[str], list[float]]:
 def wefat_names() -> tuple[list[str], list[float]]:
     """The 50 androgynous names of Figure 2 and the % female with that name (1990 U.S. census).
 
+    Read from ``data/names_census1990.csv`` (its source is in ``data/SOURCES.md``).
+
     Returns
     -------
     words : list of str
@@ -195,6 +214,9 @@ def wefat_names() -> tuple[list[str], list[float]]:
 
 def wefat_paper() -> dict[str, dict]:
     """What the paper reports for its two WEFATs (GloVe Common Crawl 840B), from ``data/wefat_paper.json``.
+
+    For comparison with the course's results, which come from another embedding (GloVe 6B 50d
+    by default).
 
     Returns
     -------
