@@ -595,3 +595,26 @@ def test_confidence_interval_is_a_named_pair_like_scipys():
     assert ci._fields == scipy.stats.bootstrap([[1.0, 2.0, 3.0]], np.mean, n_resamples=9,
                                                rng=0).confidence_interval._fields == ("low", "high")
     assert repr(ci) == "ConfidenceInterval(low=0.25, high=1.5)"
+
+
+def test_randomness_only_through_resolve_rng():
+    """No science module makes its own generator, checks a generator's type or uses NumPy's global state."""
+    import ast
+    import importlib
+    import inspect
+
+    for name in ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots"):
+        tree = ast.parse(inspect.getsource(importlib.import_module(f"helpers.{name}")))
+        allowed = set()   # resolve_rng itself, and type annotations (they draw nothing)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == "resolve_rng" and name == "statistics":
+                allowed |= {id(n) for n in ast.walk(node)}
+            annotations = ([node.returns] if isinstance(node, ast.FunctionDef) and node.returns else []) + \
+                ([node.annotation] if isinstance(node, (ast.arg, ast.AnnAssign)) and node.annotation else [])
+            allowed |= {id(n) for a in annotations for n in ast.walk(a)}
+        for node in ast.walk(tree):
+            if id(node) in allowed or not isinstance(node, ast.Attribute):
+                continue
+            text = ast.unparse(node)
+            assert not (text.startswith("np.random.") or text.startswith("numpy.random.")), (
+                f"helpers.{name} uses {text} (line {node.lineno}): take an rng argument and call resolve_rng(rng)")
