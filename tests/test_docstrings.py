@@ -16,11 +16,10 @@ import importlib
 import inspect
 from pathlib import Path
 
+import numpydoc.validate as numpydoc_validate
 import pytest
-
-numpydoc_validate = pytest.importorskip("numpydoc.validate", reason="numpydoc is in requirements.txt")
-from numpydoc.docscrape import NumpyDocString  # noqa: E402
-from numpydoc.hooks.validate_docstrings import parse_config  # noqa: E402
+from numpydoc.docscrape import NumpyDocString
+from numpydoc.hooks.validate_docstrings import parse_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
