@@ -1,9 +1,23 @@
 """Grading a whole class in one command: ``python -m helpers grade`` (run from the course root).
 
-For every assignment in ``solutions/`` and every student folder in ``submitted/<student>/<assignment>/``
-this runs nbgrader's autograder, generates the feedback HTML (without hidden tests) and exports the
-grades. It reads ``nbgrader_config.py`` from the course root, like the ``nbgrader`` command, so a
-PostgreSQL gradebook (``CourseDirectory.db_url``) works the same.
+For every assignment someone submitted (a ``submitted/<student>/<assignment>/`` folder) and every
+such student folder this runs nbgrader's autograder, generates the feedback HTML (without hidden
+tests) and exports the grades. It reads ``nbgrader_config.py`` from the course root, like the
+``nbgrader`` command, so a PostgreSQL gradebook (``CourseDirectory.db_url``) works the same.
+
+Grading fails loudly, never quietly:
+
+* before any student, :func:`check_worked_solution` grades each assignment's worked solution as a
+  canary, in the same sandbox, kernel and judge, in a scratch gradebook: if it does not get every
+  automatic point, :class:`GradingStopped` says which cells and what error, and nothing is graded;
+  the gradebook must know the assignment with the source's graded cells (it is generated when it
+  is unknown or known only by a due date);
+* a submission nbgrader cannot grade reports nbgrader's real error (:func:`nbgrader_error`) and
+  leaves no record in the gradebook; a run with such a failure writes no export
+  (:func:`blocking_failures`);
+* exports cover the assignments that were given (:func:`given_assignments`), ``flags.csv`` every
+  open flag of every assignment (:func:`helpers.flags.open_flags`); :func:`regenerate_feedback`
+  (``python -m helpers feedback``) writes feedback again after manual grading, and copies it for an LMS.
 
 * :func:`grade_submission` grades one submission; :func:`grade_class` grades many in ``workers``
   processes at once (one progress bar) and skips submissions already graded whose files, and the
@@ -538,6 +552,33 @@ def _kernel_hint(cfg) -> str:
             f"'Sandboxed grading').")
 
 
+def _scratch_gradebook(path: Path) -> None:
+    """An empty SQLite gradebook at ``path``, made in this process.
+
+    nbgrader makes a new gradebook by running the ``alembic`` command to learn the schema's version
+    (a second Python process: more CPU than the canary's release); here its tables are created
+    directly and the version is read from nbgrader's migration scripts."""
+    import nbgrader
+    from nbgrader.api import Base
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(f"sqlite:///{path}", future=True)
+    try:
+        Base.metadata.create_all(bind=engine)
+        try:
+            from alembic.script import ScriptDirectory
+
+            head = ScriptDirectory(str(Path(nbgrader.__file__).parent / "alembic")).get_current_head()
+        except Exception:  # noqa: BLE001 - the version only matters to `nbgrader db upgrade`
+            head = None
+        if head:
+            with engine.begin() as conn:
+                conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+                conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": head})
+    finally:
+        engine.dispose()
+
+
 def check_worked_solution(root: str | os.PathLike, assignment: str, *, sandbox: bool = True,
                           feedback: bool = True) -> CanaryReport:
     """Grade the worked solution of ``assignment`` exactly as a submission is graded, in a scratch folder.
@@ -584,6 +625,7 @@ def check_worked_solution(root: str | os.PathLike, assignment: str, *, sandbox: 
         source = root / cfg.CourseDirectory.get("source_directory", "source") / assignment
         if not sorted(source.glob("*.ipynb")):
             return stop(f" cannot be graded: {source} holds no notebook.")
+        _scratch_gradebook(scratch / "gradebook.db")
         with _bin_on_path():
             res = api.generate_assignment(assignment, force=True, create=True)
         if not res.get("success"):
