@@ -314,6 +314,24 @@ def test_cli_prints_the_summary_and_skips(graded, tmp_path):
     assert bad.returncode == 2 and "--workers" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_cli_failed_run_shows_the_error_and_writes_no_export(graded, tmp_path):
+    """A new submission that is no notebook: the command prints nbgrader's real error, exits 1 and
+    leaves the exports of the earlier run as they were."""
+    root = tmp_path / "course"
+    shutil.copytree(graded["one"], root)
+    (root / "submitted" / "mallory" / A).mkdir(parents=True)
+    (root / "submitted" / "mallory" / A / f"{A}.ipynb").write_text("not a notebook")
+    before = {name: (root / name).read_bytes() for name in ("grades.csv", "grades_lms.csv", "flags.csv")}
+    with nbt.offline_env(tmp_path):
+        res = subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1", "--no-sandbox"],
+                             cwd=root, capture_output=True, text=True, timeout=900)
+    assert res.returncode == 1, res.stdout[-2000:] + res.stderr[-3000:]
+    out = res.stdout
+    assert "mallory" in out and "NotJSONError" in out and "Please see the" not in out, out
+    assert "1 failed" in out and "No exports written" in out, out
+    assert {name: (root / name).read_bytes() for name in before} == before, "a failed run rewrote an export"
+
+
 def test_path_is_not_changed_for_good(graded, tmp_path, monkeypatch):
     import os
 
