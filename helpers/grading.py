@@ -462,7 +462,8 @@ class GradingStopped(RuntimeError):
 
 
 CANARY = "worked-solution"   # the canary's student id, in its own scratch gradebook only
-SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+# written in two parts so that this file, if it ever ships to students, holds no marker line
+SOLUTION_MARKERS = ("### BEGIN " + "SOLUTION", "### END " + "SOLUTION")
 
 
 @dataclass
