@@ -19,26 +19,26 @@ c.OverwriteCells.add_missing_cells = True
 
 # Feedback shows which checks failed and their messages, never the hidden tests: their code is
 # removed from the test cells and the traceback of a failed test cell is cut to "Error: message".
-# Pages render no HTML or JavaScript from a submission (helpers/rendering.py); the formgrader reads
+# Pages render no HTML or JavaScript from a submission (helpers/grading/rendering.py); the formgrader reads
 # this file too. sanitize_html passes any HTML output still in a notebook through nbconvert's clean_html.
 c.HTMLExporter.sanitize_html = True
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
-    "helpers.grading.ShortTracebacks",
+    "helpers.grading.plugins.ShortTracebacks",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
 # Late policy: 10% of the score per started day after the due date (set a due date with
 # `nbgrader db assignment add NAME --duedate="2026-03-01 17:00:00 UTC"`; no due date, no penalty).
-c.AssignLatePenalties.plugin_class = "helpers.grading.LatePenaltyPerDay"
+c.AssignLatePenalties.plugin_class = "helpers.grading.plugins.LatePenaltyPerDay"
 c.LatePenaltyPerDay.fraction_per_day = 0.1
 
-# What a submission is (helpers/submission.py): its notebooks, as regular files. `nbgrader collect`
+# What a submission is (helpers/grading/submission.py): its notebooks, as regular files. `nbgrader collect`
 # copies nothing else from the exchange and follows no symbolic link; before autograding, anything
 # else in submitted/<student>/<assignment>/ (links, pipes, folders, other files) is removed, unread.
-c.ExchangeFactory.collect = "helpers.submission.SafeCollect"
-c.Autograde.pre_convert_hook = "helpers.submission.before_autograde"
+c.ExchangeFactory.collect = "helpers.grading.submission.SafeCollect"
+c.Autograde.pre_convert_hook = "helpers.grading.submission.before_autograde"
 
 # The exchange (release_assignment, collect, feedback) lives in the course folder unless a hub
 # sets its own: nothing is written to /usr/local/share/nbgrader/exchange. On JupyterHub, replace
@@ -67,21 +67,21 @@ else:
     warnings.filterwarnings("ignore", message=r"Object of type <\w+> not in session", category=SAWarning)
 
 # Trust (CONTRIBUTING.md, "Why the checks cannot be switched off"): nbgrader's default pipelines, in
-# nbgrader's order, plus four steps of the course. First, helpers.submission.TakeSubmission discards the
+# nbgrader's order, plus four steps of the course. First, helpers.grading.submission.TakeSubmission discards the
 # notebook and cell metadata the submission brings (but nbgrader's) and flags files dropped beside it.
-# Before execution, helpers.scan.ScanAnswers reads the student's code and flags what honest answers
-# never need, and helpers.rendering.ShowStudentText shows markdown the student wrote as plain text;
-# after SaveAutoGrades, helpers.flags.SaveFlags writes every flag to the gradebook (needs_manual_grade,
+# Before execution, helpers.grading.scan.ScanAnswers reads the student's code and flags what honest answers
+# never need, and helpers.grading.rendering.ShowStudentText shows markdown the student wrote as plain text;
+# after SaveAutoGrades, helpers.grading.flags.SaveFlags writes every flag to the gradebook (needs_manual_grade,
 # auto score kept, comment "FLAGGED: ...").
 from nbconvert.preprocessors import ClearMetadataPreprocessor  # noqa: E402
 from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, ClearOutput,  # noqa: E402
                                     DeduplicateIds, Execute, IgnorePattern, LimitOutput,
                                     OverwriteCells, OverwriteKernelspec, SaveAutoGrades)
 
-from helpers.flags import SaveFlags  # noqa: E402
-from helpers.rendering import ShowStudentText  # noqa: E402
-from helpers.scan import ScanAnswers  # noqa: E402
-from helpers.submission import TakeSubmission  # noqa: E402
+from helpers.grading.flags import SaveFlags  # noqa: E402
+from helpers.grading.rendering import ShowStudentText  # noqa: E402
+from helpers.grading.scan import ScanAnswers  # noqa: E402
+from helpers.grading.submission import TakeSubmission  # noqa: E402
 
 c.Autograde.sanitize_preprocessors = [TakeSubmission, ClearOutput, DeduplicateIds, OverwriteKernelspec,
                                       OverwriteCells, CheckCellMetadata, ScanAnswers, ShowStudentText]
@@ -91,7 +91,7 @@ c.Autograde.autograde_preprocessors = [Execute, IgnorePattern, ClearMetadataPrep
 c.ClearMetadataPreprocessor.preserve_nb_metadata_mask = {("language_info", "name"), ("course_flags",)}
 
 # Budgets (docs/INSTRUCTORS.md, "Threat model"), each measured on the worked solutions (the docstrings of
-# helpers/execute.py and helpers/sandbox.py say how): time per notebook (each cell also has the 60 s
+# helpers/grading/execute.py and helpers/grading/sandbox.py say how): time per notebook (each cell also has the 60 s
 # above), output kept per cell and per notebook in bytes, as it is received (only text and PNG/JPEG
 # images: no HTML, SVG or JavaScript), and disk: the kernel's working folder and /tmp are each a
 # tmpfs of this many MiB.
@@ -106,10 +106,10 @@ c.Sandbox.disk_mb = 100
 # but its own working folder and /tmp (fresh tmpfs of Sandbox.disk_mb, gone with the kernel), reach the
 # network or outlive its notebook, and it has a memory limit (MiB of address space; the notebooks peak
 # at about 2 GB). nbgrader's Execute step
-# becomes helpers.execute.ResilientExecute: a cell that hangs or kills the kernel costs that cell
+# becomes helpers.grading.execute.ResilientExecute: a cell that hangs or kills the kernel costs that cell
 # only (flagged), not the whole submission. If bubblewrap is missing, autograding stops with a message
 # saying how to install it. To grade trusted submissions without the sandbox (they then run with your
 # rights): `nbgrader autograde A --Sandbox.enabled=False`.
-from helpers.sandbox import configure  # noqa: E402
+from helpers.grading.course import configure  # noqa: E402
 
 configure(c, sandbox=True, memory_mb=4096, require_bwrap=False)

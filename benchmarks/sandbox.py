@@ -28,7 +28,7 @@ TARGET_OVERHEAD = 0.15
 
 
 def _kernel_start_seconds(config, workdir) -> float:
-    from helpers.sandbox import SandboxKernelManager
+    from helpers.grading.sandbox import SandboxKernelManager
 
     async def once():
         km = SandboxKernelManager(kernel_name="python3", config=config)
@@ -59,7 +59,7 @@ def measure(assignment: str = "01_cosine", repeats: int = 5, work=None) -> dict:
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
-    from helpers.sandbox import find_bwrap
+    from helpers.grading.sandbox import find_bwrap
 
     if find_bwrap() is None:
         raise SystemExit("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")

@@ -8,8 +8,8 @@ answer is right, so every test cell runs the student's code inside it.
 
 In a notebook the checks run in the same kernel as the student's code, after it: they are the
 visible checks, and a notebook can switch them off in its own kernel. That decides nothing: the
-grade is written by :mod:`helpers.judge`, which runs the hidden tests in the grader's own process
-(with these same functions, through ``helpers.judge.checks``) on values the kernel returns, and an
+grade is written by :mod:`helpers.grading.judge`, which runs the hidden tests in the grader's own process
+(with these same functions, through ``helpers.grading.judge.checks``) on values the kernel returns, and an
 error of the visible checks can only cost the cell. The pristine references below (the NumPy
 functions and builtins captured at import) keep the visible checks honest for a student whose
 answer cell accidentally rebinds ``np.allclose`` or ``isinstance``. See CONTRIBUTING.md, "How a
@@ -47,7 +47,7 @@ _FunctionType, _CodeType, _ModuleType, _MethodType = (types.FunctionType, types.
 _partial = functools.partial
 
 # the course's reference modules (what an exercise must not call for the function it asks for); the
-# same list as helpers.scan.REFERENCE_MODULES (a test compares them; scan is not imported here,
+# same list as helpers.grading.scan.REFERENCE_MODULES (a test compares them; scan is not imported here,
 # it imports nbgrader, too slow for every kernel)
 _REFERENCE_MODULES = ("helpers.statistics", "helpers.embeddings", "helpers.wordsets", "helpers.weat",
                       "helpers.wefat", "helpers.lexicon", "helpers.enumeration", "helpers.plots")

@@ -6,7 +6,7 @@ Two editions, built with Sphinx, ``myst-nb`` and ``sphinx-book-theme`` (``requir
   with its points and times, who gets what), one chapter per notebook made from the *executed*
   worked solutions kept in ``executed/`` (outputs and figures; every worked solution folded under
   a "Show solution" toggle, a ``<details>`` element that needs no JavaScript), the replication's
-  Table 1 and figures (computed by :func:`helpers.cli.replicate` while the site is built), the
+  Table 1 and figures (computed by :func:`helpers.replication.replicate` while the site is built), the
   glossary (``docs/GLOSSARY.md``), the references of all notebooks, and ``docs/STUDENTS.md``;
 * **class**: the same frame around the *released* notebooks (``notebooks/``), without any output,
   worked solution or hidden test, and without the replication's results, for an instructor to
@@ -666,8 +666,8 @@ def _alt_texts(nb) -> dict[str, str]:
 
 def _table1_page(fig_dir: Path) -> str:
     """The replication page: Table 1 and the WEFAT side by side with the paper, and the figures
-    (computed now by :func:`helpers.cli.replicate`, as ``python -m helpers replicate`` does)."""
-    from .cli import _fmt_p, replicate
+    (computed now by :func:`helpers.replication.replicate`, as ``python -m helpers replicate`` does)."""
+    from .replication import format_pvalue, replicate
     from .wordsets import weat_tests
 
     n_resamples, seed = 100_000, 0
@@ -682,7 +682,7 @@ def _table1_page(fig_dir: Path) -> str:
         original_d = "n/a" if t.original["d"] is None else f"{t.original['d']:.2f}"
         rows.append(f"| {w['id']} | {w['target_x']} vs. {w['target_y']}; {w['attribute_a']} vs. {w['attribute_b']} | "
                     f"{original_d} | {w['paper_effect_size']:.2f} | {w['effect_size']:.2f} | "
-                    f"{_fmt_p(w['paper_pvalue'])} | {_fmt_p(w['pvalue'])} |")
+                    f"{format_pvalue(w['paper_pvalue'])} | {format_pvalue(w['pvalue'])} |")
     by_method = {m: [w["id"] for w in doc["weat"] if w["p_method"] == m] for m in ("sampled", "exact")}
     def rows_of(ids):
         return ("row " if len(ids) == 1 else "rows ") + ", ".join(map(str, ids))
@@ -718,7 +718,7 @@ def _table1_page(fig_dir: Path) -> str:
         "weat1_null": ("Histogram of the WEAT 1 statistic (flowers vs. insects, pleasant vs. unpleasant) over "
                        + (f"{n_resamples:,} random splits" if doc["weat"][0]["p_method"] == "sampled" else "all splits")
                        + " of the target words, the permutation null distribution, with the observed statistic "
-                       f"marked by a vertical line (one-sided p = {_fmt_p(doc['weat'][0]['pvalue'])})."),
+                       f"marked by a vertical line (one-sided p = {format_pvalue(doc['weat'][0]['pvalue'])})."),
     }
     captions = {
         "table1_forest": "Table 1 as a forest plot (notebooks 06 and 09).",

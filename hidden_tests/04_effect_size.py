@@ -1,4 +1,4 @@
-"""Hidden tests of 04_effect_size: judged in the grader's process, never released (helpers/judge.py).
+"""Hidden tests of 04_effect_size: judged in the grader's process, never released (helpers/grading/judge.py).
 
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
@@ -10,7 +10,7 @@ from scipy import stats
 
 from helpers import statistics as reference
 from helpers.embeddings import load_default
-from helpers.judge import checks as _chk
+from helpers.grading.judge import checks as _chk
 from helpers.weat import run_weat
 from helpers.wordsets import weat_test
 

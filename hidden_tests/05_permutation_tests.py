@@ -1,4 +1,4 @@
-"""Hidden tests of 05_permutation_tests: judged in the grader's process, never released (helpers/judge.py).
+"""Hidden tests of 05_permutation_tests: judged in the grader's process, never released (helpers/grading/judge.py).
 
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from helpers.embeddings import load_default
-from helpers.judge import checks as _chk
+from helpers.grading.judge import checks as _chk
 from helpers.statistics import permutation_test
 from helpers.weat import run_weat
 from helpers.wordsets import weat_test

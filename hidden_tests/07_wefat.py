@@ -1,4 +1,4 @@
-"""Hidden tests of 07_wefat: judged in the grader's process, never released (helpers/judge.py).
+"""Hidden tests of 07_wefat: judged in the grader's process, never released (helpers/grading/judge.py).
 
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
@@ -8,7 +8,7 @@ is the notebook's function or value (a proxy: calls run in the student's kernel 
 import numpy as np
 
 from helpers.embeddings import load_default
-from helpers.judge import checks as _chk
+from helpers.grading.judge import checks as _chk
 from helpers.statistics import wefat_association
 from helpers.wefat import name_likeness, run_wefat, run_wefat_names
 from helpers.wordsets import FEMALE_TERMS, MALE_TERMS, wefat_names, wefat_occupations

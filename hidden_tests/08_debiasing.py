@@ -1,4 +1,4 @@
-"""Hidden tests of 08_debiasing: judged in the grader's process, never released (helpers/judge.py).
+"""Hidden tests of 08_debiasing: judged in the grader's process, never released (helpers/grading/judge.py).
 
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function (a proxy: calls run in the student's kernel on plain data), ``seed`` this
@@ -10,7 +10,7 @@ from gensim.models import KeyedVectors
 
 from helpers import lexicon as _reference
 from helpers.embeddings import load_default
-from helpers.judge import checks as _chk
+from helpers.grading.judge import checks as _chk
 
 #: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
 REFERENCES = {"lexicon": ["gender_direction", "project_out"]}

@@ -1,4 +1,4 @@
-"""Hidden tests of 09_generalised_weat: judged in the grader's process, never released (helpers/judge.py).
+"""Hidden tests of 09_generalised_weat: judged in the grader's process, never released (helpers/grading/judge.py).
 
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function (a proxy: calls run in the student's kernel on plain data), ``seed`` this
@@ -9,7 +9,7 @@ submission's seed. Expected values are computed here: the centroids and g from t
 import numpy as np
 
 from helpers import lexicon as _reference
-from helpers.judge import checks as _chk
+from helpers.grading.judge import checks as _chk
 
 #: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
 #: (helpers.statistics stays: the notebook's narrative uses effect_size and run_table1; generalised_weat's

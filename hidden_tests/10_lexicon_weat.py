@@ -1,4 +1,4 @@
-"""Hidden tests of 10_lexicon_weat: judged in the grader's process, never released (helpers/judge.py).
+"""Hidden tests of 10_lexicon_weat: judged in the grader's process, never released (helpers/grading/judge.py).
 
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function (a proxy: calls run in the student's kernel on plain data), ``seed`` this
@@ -8,8 +8,8 @@ submission's seed. Expected values are computed here, with the reference (:mod:`
 import numpy as np
 
 from helpers import statistics as _reference
-from helpers.judge import TextFile
-from helpers.judge import checks as _chk
+from helpers.grading.judge import TextFile
+from helpers.grading.judge import checks as _chk
 
 #: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
 #: None here: the notebook's narrative runs helpers.lexicon.run_lexicon_tests and helpers.weat.run_table1,

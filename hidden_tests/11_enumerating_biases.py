@@ -1,4 +1,4 @@
-"""Hidden tests of 11_enumerating_biases: judged in the grader's process, never released (helpers/judge.py).
+"""Hidden tests of 11_enumerating_biases: judged in the grader's process, never released (helpers/grading/judge.py).
 
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function (a proxy: calls run in the student's kernel on plain data), ``seed`` this
@@ -10,7 +10,7 @@ import numpy as np
 from scipy.stats import false_discovery_control
 
 from helpers import enumeration as _reference
-from helpers.judge import checks as _chk
+from helpers.grading.judge import checks as _chk
 
 #: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
 #: (SciPy's false_discovery_control stays: benjamini_hochberg_tests reads the code for it.)

@@ -4,7 +4,7 @@ A full round trip of a mutant (submit, ``nbgrader autograde``, a fresh sandboxed
 gensim and matplotlib, loading GloVe, running every cell) costs seconds of CPU, almost all of it the same
 for every mutant. Here the worked solution runs once in :mod:`forkserver`; before the first cell a mutant
 changes, the kernel forks, and the copy runs the mutant's cells from there to the end while the course's
-own judge (:class:`helpers.judge.NotebookJudge`, the code the grader runs) judges every graded cell, exactly
+own judge (:class:`helpers.grading.judge.NotebookJudge`, the code the grader runs) judges every graded cell, exactly
 as in ``nbgrader autograde``: the visible checks run in the kernel, the hidden tests in this process, with the
 kernel importing the copy of ``helpers`` without the assignment's reference implementations.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import nbformat
 
-from helpers import judge
+from helpers.grading import judge
 
 SERVER = Path(__file__).resolve().parent / "forkserver.py"
 
@@ -95,7 +95,7 @@ class _Server:
 
 
 class _KernelClient:
-    """The two calls of a kernel client the judge makes (:class:`helpers.judge._Channel`)."""
+    """The two calls of a kernel client the judge makes (:class:`helpers.grading.judge._Channel`)."""
 
     def __init__(self, server: _Server):
         self.server = server
@@ -130,7 +130,7 @@ class _KernelManager:
 
 
 class _Executor:
-    """What :meth:`helpers.judge.NotebookJudge.judge_cell` needs of nbgrader's executor."""
+    """What :meth:`helpers.grading.judge.NotebookJudge.judge_cell` needs of nbgrader's executor."""
 
     def __init__(self, server: _Server, nb):
         self.kc, self.km, self.nb = _KernelClient(server), _KernelManager(server), nb

@@ -41,7 +41,7 @@ COURSE_ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS_DIR = COURSE_ROOT / "solutions"
 RELEASE_DIR = COURSE_ROOT / "notebooks"
 HIDDEN_DIR = COURSE_ROOT / "hidden_tests"
-#: the grader's secret in every test course (helpers.judge draws each submission's hidden inputs from it):
+#: the grader's secret in every test course (helpers.grading.judge draws each submission's hidden inputs from it):
 #: fixed, so that a test run grades the same inputs every time
 JUDGE_SECRET = "course-tests"
 MUTANTS_DIR = COURSE_ROOT / "tests" / "mutants"
@@ -142,7 +142,7 @@ def course_config(course_dir, db_url: str | None = None):
     ``NbGraderAPI`` does not read ``nbgrader_config.py``, so the file is loaded here and the
     settings the grades depend on are checked to be present.
     """
-    from helpers.grading import load_course_config
+    from helpers.grading.course import load_course_config
 
     c = load_course_config(COURSE_ROOT)
     for section, key in [("ExecutePreprocessor", "kernel_name"), ("Execute", "timeout"),
@@ -166,7 +166,7 @@ def sandbox_available() -> bool:
     ``COURSE_TEST_SANDBOX=0`` turns the sandbox off (for ``benchmarks/per_submission.py``: a kernel in
     bubblewrap's PID namespace is never waited for by the grader, so its CPU time is not counted).
     """
-    from helpers.sandbox import SandboxError, find_bwrap
+    from helpers.grading.sandbox import SandboxError, find_bwrap
 
     if os.environ.get("COURSE_TEST_SANDBOX") == "0":
         if os.environ.get("COURSE_TEST_SANDBOX_REQUIRED") == "1":
@@ -475,7 +475,7 @@ def hidden_cases(assignment: str) -> dict:
             if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")}
 
 
-#: the line a test cell ends with, where its hidden tests used to be (helpers.judge runs them)
+#: the line a test cell ends with, where its hidden tests used to be (helpers.grading.judge runs them)
 HIDDEN_MARKER = "# Hidden tests of this exercise run in the grader, outside this notebook ({assignment}: {grade_id})."
 
 

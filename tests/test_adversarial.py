@@ -3,7 +3,7 @@
 Every attack below earned marks on the released ``01_cosine`` at some point: the first group
 (``ATTACKS``, issue 10) before the static scan and the pristine checks; the second (``JUDGED``, issue 18)
 even with them, because the grade was still decided inside the student's kernel. Since issue 18 the
-hidden tests run in the grader's process on values the kernel returns (:mod:`helpers.judge`), and the
+hidden tests run in the grader's process on values the kernel returns (:mod:`helpers.grading.judge`), and the
 judged kernel has no reference implementation of the assignment's exercises: an answer that is wrong
 earns nothing, whatever else the notebook does to its kernel. The scan still flags what honest answers
 never need, for a person; it is no longer the defence, so these tests do not rely on it.
@@ -25,7 +25,7 @@ import nbformat
 import pytest
 
 import nbgrader_tools as nbt
-from helpers.flags import read_flags
+from helpers.grading.flags import read_flags
 
 A = "01_cosine"
 HONEST_FIRST, HONEST_LAST, WRONG_QUIET = "a-honest", "zz-honest", "zy-wrong-quiet"

@@ -1,4 +1,4 @@
-"""``python -m helpers bundle OUT``: the student distribution (helpers/bundle.py).
+"""``python -m helpers bundle OUT``: the student distribution (helpers/grading/bundle.py).
 
 The bundle is built once from the repository (the command, as an instructor runs it), then:
 
@@ -94,6 +94,12 @@ def test_bundle_layout(bundle):
     names = zipfile.ZipFile(_wheel(bundle)).namelist()
     assert "helpers/__init__.py" in names and "helpers/data/weat_tests.json" in names
     assert not [n for n in names if n.startswith(("solutions/", "tests/")) or "/mutants/" in n]
+    # the science library only: no grading machinery in the students' wheel (helpers/grading/ is the grader)
+    assert not [n for n in names if n.startswith("helpers/grading")], [n for n in names if "grading" in n]
+    from helpers.grading.bundle import GRADER_PACKAGE_ENTRY
+
+    assert "helpers/weat.py" in names and "helpers/checks.py" in names
+    assert GRADER_PACKAGE_ENTRY in (nbt.COURSE_ROOT / "pyproject.toml").read_text()
 
 
 def _texts(bundle: Path) -> dict:
@@ -265,6 +271,19 @@ def test_installed_wheel_works_outside_the_course(venv, tmp_path):
     pkg, data, counts = res.stdout.strip().splitlines()[-3:]
     assert Path(pkg).is_relative_to(venv) and Path(data).is_relative_to(venv), res.stdout
     assert counts.startswith("10 ") and counts.endswith("(50,)"), counts
+
+
+def test_students_package_has_no_grader_and_says_so(venv, tmp_path):
+    """In the student's environment the grader is absent (not only unlisted): ``helpers.grading`` cannot be
+    imported and ``python -m helpers grade`` says how instructors install it, instead of a traceback."""
+    py = str(venv / "bin" / "python")
+    res = subprocess.run([py, "-c", "import helpers.weat, helpers.checks; import helpers.grading"], cwd=tmp_path,
+                         env=_student_env(), capture_output=True, text=True, timeout=300)
+    assert res.returncode != 0 and "No module named 'helpers.grading'" in res.stderr, res.stderr[-2000:]
+    res = subprocess.run([py, "-m", "helpers", "grade"], cwd=tmp_path, env=_student_env(), capture_output=True,
+                         text=True, timeout=300)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "Traceback" not in res.stderr and ".[grading]" in res.stderr, res.stderr
 
 
 def test_released_notebook_runs_from_the_bundle(bundle, venv, tmp_path):

@@ -390,7 +390,7 @@ def test_check_raises():
 
 def test_reference_modules_are_the_scans():
     import helpers.checks as chk
-    from helpers.scan import REFERENCE_MODULES
+    from helpers.grading.scan import REFERENCE_MODULES
 
     assert chk._REFERENCE_MODULES == tuple(f"helpers.{m}" for m in REFERENCE_MODULES)
 

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from gensim.models import KeyedVectors
 
-from helpers.cli import main, replicate
+from helpers.cli import main
+from helpers.replication import replicate
 from helpers.embeddings import load_default
 from helpers.wordsets import FEMALE_TERMS, MALE_TERMS, weat_tests, wefat_names, wefat_occupations
 
@@ -130,10 +131,10 @@ def test_figures_written(replicated):
 
 
 def test_forest_intervals_are_the_word_bootstrap():
-    # helpers.cli.word_intervals against a plain loop: resample the used words of each set with
+    # helpers.replication.word_intervals against a plain loop: resample the used words of each set with
     # replacement, recompute d with helpers.statistics.effect_size, take the 2.5/97.5 percentiles
     import helpers.statistics as st
-    from helpers.cli import word_intervals
+    from helpers.replication import word_intervals
     from helpers.embeddings import lookup
     from helpers.weat import run_table1
 

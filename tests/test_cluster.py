@@ -1,11 +1,11 @@
-"""Grading on a Dask distributed cluster (``helpers.cluster``) gives the grades of local grading.
+"""Grading on a Dask distributed cluster (``helpers.grading.cluster``) gives the grades of local grading.
 
 A ``LocalCluster`` of two worker processes (one thread each) on loopback stands for two grading
 machines sharing the course folder. A few submissions of 01_cosine (the worked solutions, the
 untouched release, two known-wrong mutants) are graded once locally, one after another with
-``helpers.grading.grade_submission``, in one course folder, and once through the cluster with
-``helpers.cluster.grade_on_cluster`` in an identical second folder; every cell's score must be
-the same. Needs the optional extra (``pip install .[cluster]``: dask, distributed), pinned in
+``helpers.grading.grade.grade_submission``, in one course folder, and once by ``python -m helpers grade
+--scheduler`` (``grade_class`` with ``helpers.grading.cluster.executor``: the same job as local grading)
+in an identical second folder; every cell's score must be the same. Needs the optional extra (``pip install .[cluster]``: dask, distributed), pinned in
 requirements.txt; without it the test is skipped, unless ``COURSE_TEST_CLUSTER_REQUIRED=1``.
 """
 from __future__ import annotations
@@ -61,10 +61,15 @@ def _course(path: Path) -> tuple[Path, list[str]]:
     return root, sorted(subs)
 
 
-def test_local_cluster_grades_like_local_grading(tmp_path):
+def test_grade_command_on_a_cluster_grades_like_local_grading(tmp_path):
+    """``python -m helpers grade --scheduler ADDRESS`` from the course root, as INSTRUCTORS.md says, against a
+    LocalCluster of two workers; the same submissions graded locally one by one with
+    ``helpers.grading.grade.grade_submission`` in an identical folder: every cell's score the same, feedback
+    and grades.csv written, and the worked solution graded first as the canary (on the cluster too)."""
     distributed = _distributed()
-    from helpers.cluster import grade_on_cluster
-    from helpers.grading import grade_submission
+    import subprocess
+
+    from helpers.grading.grade import grade_submission
 
     with tools.offline_env(tmp_path) as network_log:
         local, students = _course(tmp_path / "local")
@@ -72,82 +77,54 @@ def test_local_cluster_grades_like_local_grading(tmp_path):
         t0, c0 = time.perf_counter(), _cpu_seconds()
         local_reports = [grade_submission(local, ASSIGNMENT, s, sandbox=False, feedback=True) for s in students]
         t_local, c_local = time.perf_counter() - t0, _cpu_seconds() - c0
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tools.COURSE_ROOT), os.environ.get("PYTHONPATH", "")])}
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                       dashboard_address=None) as cluster:
             t0 = time.perf_counter()
-            reports = grade_on_cluster(cluster.scheduler_address, remote, [(ASSIGNMENT, s) for s in students],
-                                       sandbox=False, feedback=True, progress=False)
+            res = subprocess.run([sys.executable, "-m", "helpers", "grade", ASSIGNMENT, "--no-sandbox",
+                                  "--scheduler", cluster.scheduler_address], cwd=remote, env=env,
+                                 capture_output=True, text=True, timeout=900)
             t_cluster = time.perf_counter() - t0
         assert network_log.read_text() == "", "a notebook tried to reach the network"
     print(f"\n{len(students)} submissions: local one by one {t_local:.1f} s ({c_local / len(students):.1f} CPU s per "
-          f"submission, grader and kernel: {60 * len(students) / c_local:.1f} per core-minute), LocalCluster of "
-          f"2 workers {t_cluster:.1f} s; load average {os.getloadavg()[0]:.1f}")
-    assert [(r.assignment, r.student) for r in reports] == [(ASSIGNMENT, s) for s in students]
-    for r, lr in zip(reports, local_reports):
-        assert r.success and lr.success, (r.error, lr.error)
-        assert (r.score, r.max_score) == (lr.score, lr.max_score), r.student
+          f"submission, grader and kernel), the command on a LocalCluster of 2 workers {t_cluster:.1f} s (the "
+          f"canary included); load average {os.getloadavg()[0]:.1f}")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "the worked solution got full marks" in res.stdout, res.stdout
+    assert (remote / "grades.csv").is_file()
+    for lr in local_reports:
+        assert lr.success, lr.error
     for s in students:
+        assert s in res.stdout
         assert tools.cell_scores(f"sqlite:///{remote / 'gradebook.db'}", ASSIGNMENT, s) == \
             tools.cell_scores(f"sqlite:///{local / 'gradebook.db'}", ASSIGNMENT, s), s
         assert list((remote / "feedback" / s / ASSIGNMENT).glob("*.html")), f"no feedback for {s}"
     full = tools.cell_scores(f"sqlite:///{remote / 'gradebook.db'}", ASSIGNMENT, tools.FULL)
     auto = {g: v for g, v in full.items() if v["cell_type"] == "code"}
     assert auto and all(v["score"] == v["max_score"] > 0 for v in auto.values()), auto
-    by_student = {r.student: r for r in reports}
-    assert by_student[tools.UNTOUCHED].score < by_student[tools.FULL].score
+    blank = tools.cell_scores(f"sqlite:///{remote / 'gradebook.db'}", ASSIGNMENT, tools.UNTOUCHED)
+    assert all(v["score"] == 0 for v in blank.values() if v["cell_type"] == "code")
 
 
 def test_unreachable_scheduler_says_what_to_do(tmp_path):
     _distributed()
     import socket
 
-    from helpers.cluster import ClusterError, grade_on_cluster
+    from helpers.grading.cluster import ClusterError, executor
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     (tmp_path / "nbgrader_config.py").write_text("")
     with pytest.raises(ClusterError, match="dask scheduler"):
-        grade_on_cluster(f"tcp://127.0.0.1:{port}", tmp_path, [(ASSIGNMENT, "x")], timeout=2)
+        executor(f"tcp://127.0.0.1:{port}", tmp_path, timeout=2)
 
 
 def test_worker_without_the_course_folder_is_refused(tmp_path):
     distributed = _distributed()
-    from helpers.cluster import ClusterError, grade_on_cluster
+    from helpers.grading.cluster import ClusterError, executor
 
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster:
         with pytest.raises(ClusterError, match="shared filesystem"):
-            grade_on_cluster(cluster.scheduler_address, tmp_path / "nowhere", [(ASSIGNMENT, "x")], progress=False)
-
-
-def test_grade_command_with_scheduler(tmp_path):
-    """``python -m helpers grade --scheduler ADDRESS`` from the course root, as INSTRUCTORS.md says,
-    against a LocalCluster: same scores as the job run locally, grades.csv written."""
-    distributed = _distributed()
-    import inspect
-    import subprocess
-
-    from helpers.grading import grade_class
-
-    if "scheduler" not in inspect.signature(grade_class).parameters:
-        if REQUIRED:
-            pytest.fail("grade_class has no scheduler= parameter: wire helpers.cluster.executor into it (docs/SYSADMIN.md)")
-        pytest.skip("grade_class has no scheduler= parameter yet")
-    with tools.offline_env(tmp_path):
-        root, students = _course(tmp_path / "course")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tools.COURSE_ROOT), os.environ.get("PYTHONPATH", "")])}
-        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                      dashboard_address=None) as cluster:
-            res = subprocess.run([sys.executable, "-m", "helpers", "grade", ASSIGNMENT, "--no-sandbox",
-                                  "--scheduler", cluster.scheduler_address], cwd=root, env=env,
-                                 capture_output=True, text=True, timeout=900)
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert (root / "grades.csv").is_file()
-    db = f"sqlite:///{root / 'gradebook.db'}"
-    full = tools.cell_scores(db, ASSIGNMENT, tools.FULL)
-    assert all(v["score"] == v["max_score"] for v in full.values() if v["cell_type"] == "code")
-    blank = tools.cell_scores(db, ASSIGNMENT, tools.UNTOUCHED)
-    assert all(v["score"] == 0 for v in blank.values() if v["cell_type"] == "code")
-    for s in students:
-        assert f"{ASSIGNMENT}" in res.stdout and s in res.stdout
+            executor(cluster.scheduler_address, tmp_path / "nowhere")

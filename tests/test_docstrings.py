@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The science library (issue 21: statistics, embeddings, wordsets, weat, wefat, lexicon, enumeration,
 #: plots) and the notebooks' checks.
-MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots", "checks")
+MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots", "checks",
+           "replication")
 
 CHECKS = parse_config(ROOT)["checks"]
 

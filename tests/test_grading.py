@@ -1,4 +1,4 @@
-"""``python -m helpers grade`` at class scale (helpers/grading.py), through the real autograde.
+"""``python -m helpers grade`` at class scale (helpers/grading/run.py), through the real autograde.
 
 One temporary course with ``01_cosine`` (the fastest notebook; 8 code points and a 2-point
 reflection) and four students: ``alice`` (the worked solutions), ``bob`` (the untouched release),
@@ -129,7 +129,7 @@ def _scores(root: Path) -> dict:
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """Two identical courses: one graded with 1 worker, the other with 2 (timed side by side)."""
-    from helpers.grading import grade_class
+    from helpers.grading.run import grade_class
 
     nbt.require_assignment(A)
     work = tmp_path_factory.mktemp("grading")
@@ -193,7 +193,7 @@ def test_the_worked_solutions_were_graded_first(graded):
 
 
 def test_changed_submission_or_source_is_regraded(graded, tmp_path):
-    from helpers.grading import grade_class
+    from helpers.grading.run import grade_class
 
     root = tmp_path / "course"
     shutil.copytree(graded["two"], root)
@@ -212,7 +212,7 @@ def test_changed_submission_or_source_is_regraded(graded, tmp_path):
 def test_manual_score_survives_a_forced_regrade(graded, tmp_path):
     from nbgrader.api import Gradebook
 
-    from helpers.grading import grade_class
+    from helpers.grading.run import grade_class
 
     root = tmp_path / "course"
     shutil.copytree(graded["one"], root)
@@ -335,7 +335,7 @@ def test_cli_failed_run_shows_the_error_and_writes_no_export(graded, tmp_path):
 def test_path_is_not_changed_for_good(graded, tmp_path, monkeypatch):
     import os
 
-    from helpers.grading import grade_class
+    from helpers.grading.run import grade_class
 
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     grade_class(graded["one"], workers=1, sandbox=False, progress=False, export=None)
@@ -369,8 +369,9 @@ def test_flags_stay_until_a_person_resolves_them(graded, tmp_path):
     a person switches the flag off or grades every cell waiting for them."""
     from nbgrader.api import Gradebook
 
-    from helpers.flags import flag_submission, open_flags
-    from helpers.grading import grade_class, write_exports
+    from helpers.grading.flags import flag_submission, open_flags
+    from helpers.grading.run import grade_class
+    from helpers.grading.exports import write_exports
 
     root = tmp_path / "course"
     shutil.copytree(graded["one"], root)
@@ -488,7 +489,8 @@ def test_a_failed_run_leaves_no_trap(tmp_path):
     """The issue's course: the due date set first on a fresh gradebook, the assignment never generated."""
     from nbgrader.api import Gradebook
 
-    from helpers.grading import grade_class, grade_submission
+    from helpers.grading.run import grade_class
+    from helpers.grading.grade import grade_submission
 
     root = nbt.make_course(tmp_path / "course", [A])
     shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
@@ -566,7 +568,7 @@ def test_late_lms_work_is_penalised(graded):
 
 
 def test_exchange_root_is_inside_the_course():
-    from helpers.grading import load_course_config
+    from helpers.grading.course import load_course_config
 
     cfg = load_course_config(nbt.COURSE_ROOT)
     exchange = Path(cfg.Exchange.root)
@@ -591,11 +593,11 @@ def test_exchange_commands_stay_in_the_course(tmp_path):
 
 def test_flags_are_written_and_keep_the_points_for_a_person(tmp_path):
     """A suspicious answer (``import subprocess`` in an otherwise correct ``cosine``) is flagged by
-    the static scan (helpers.scan / helpers.flags, another part of the course): ``flags.csv`` lists
+    the static scan (helpers.grading.scan / helpers.grading.flags, another part of the course): ``flags.csv`` lists
     it, the report carries it, and a re-run that skips the submission still reports it."""
-    pytest.importorskip("helpers.flags", reason="helpers.flags (the static scan's flags) is not in this tree")
-    pytest.importorskip("helpers.scan", reason="helpers.scan (the static scan) is not in this tree")
-    from helpers.grading import grade_class
+    pytest.importorskip("helpers.grading.flags", reason="helpers.grading.flags (the static scan's flags) is not in this tree")
+    pytest.importorskip("helpers.grading.scan", reason="helpers.grading.scan (the static scan) is not in this tree")
+    from helpers.grading.run import grade_class
 
     root = nbt.make_course(tmp_path / "course", [A])
     shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)

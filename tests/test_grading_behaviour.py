@@ -29,7 +29,7 @@ A = "01_cosine"
 EXERCISE_CELLS = {"cosine_tests": 3.0, "unit_rows_tests": 2.0, "cosine_matrix_tests": 2.0,
                   "cosine_matrix_vectorised_tests": 1.0}
 
-NOISY_COSINE = '''import warnings  # (not sys: helpers.scan flags it, see test_adversarial.py)
+NOISY_COSINE = '''import warnings  # (not sys: helpers.grading.scan flags it, see test_adversarial.py)
 warnings.warn("a student's warning while defining cosine")
 
 def cosine(u, v):

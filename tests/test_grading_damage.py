@@ -11,7 +11,7 @@ ONE ``generate_feedback`` run, in name order: an honest student first and last, 
 in between. For each damage class: the run finishes, both honest students keep full marks
 unflagged, the hostile one is flagged, and what it leaves in ``autograded/`` and ``feedback/`` is
 bounded. :func:`test_a_dead_worker_costs_only_its_own_submission` runs ``python -m helpers
-grade``'s :func:`helpers.grading.grade_class` twice with a worker killed as the system would kill
+grade``'s :func:`helpers.grading.run.grade_class` twice with a worker killed as the system would kill
 it for memory. The rest needs no nbgrader run: collection (``nbgrader collect`` of an exchange),
 the kernel's ``sys.path``, and the pieces on their own.
 
@@ -57,8 +57,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_raw_cell
 
 import nbgrader_tools as nbt
-from helpers import rendering, sandbox, submission
-from helpers.flags import read_flags
+from helpers.grading import rendering, sandbox, submission
+from helpers.grading.flags import read_flags
 
 A = "01_cosine"
 EXERCISES = {"cosine_tests": 3.0, "unit_rows_tests": 2.0, "cosine_matrix_tests": 2.0,
@@ -414,7 +414,7 @@ def test_disk_budget(graded):
 # ---------------------------------------------------------------------------------------------
 
 def test_notebook_metadata_brought_by_the_submission_is_discarded(graded):
-    from helpers.flags import notebook_flags
+    from helpers.grading.flags import notebook_flags
 
     reasons = _flags(graded, "i-metadata")
     assert not any("XSS-FLAG" in r or "script" in r for r in reasons), reasons
@@ -490,7 +490,8 @@ def test_a_dead_worker_costs_only_its_own_submission(tmp_path):
     """
     needs_bwrap()
     nbt.require_assignment(A)
-    from helpers.grading import STATE_FILE, grade_class
+    from helpers.grading.state import STATE_FILE
+    from helpers.grading.run import grade_class
 
     with nbt.offline_env(tmp_path):
         root = nbt.make_course(tmp_path / "course", [A])
@@ -573,7 +574,7 @@ def test_the_working_folder_is_not_on_sys_path(tmp_path, use_sandbox):
     from nbformat.v4 import new_notebook
     from traitlets.config import Config
 
-    from helpers.execute import ResilientExecute
+    from helpers.grading.execute import ResilientExecute
 
     if use_sandbox:
         needs_bwrap()
@@ -646,7 +647,7 @@ def test_clean_submission_keeps_nbgrader_submission_secret(tmp_path):
 
 
 def test_submission_hash_neither_follows_nor_blocks(tmp_path):
-    from helpers.grading import submission_hash
+    from helpers.grading.state import submission_hash
 
     folder = tmp_path / "sub"
     folder.mkdir()
@@ -711,7 +712,7 @@ def test_bwrap_command_gives_the_kernel_size_limited_folders(tmp_path):
 def test_flag_text_renders_as_text():
     from nbformat.v4 import new_notebook
 
-    from helpers.flags import add_flag, notebook_flags
+    from helpers.grading.flags import add_flag, notebook_flags
 
     nb = new_notebook()
     add_flag(nb, "<b>id</b>", "opened <script>x</script> & [link](javascript:y) $\\href{z}{w}$ `code`")

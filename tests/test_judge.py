@@ -1,4 +1,4 @@
-"""helpers.judge: the plain-data protocol, the rules that read code, the package without references.
+"""helpers.grading.judge: the plain-data protocol, the rules that read code, the package without references.
 
 The end-to-end behaviour (hidden tests judged through the real autograde, every mutant losing exactly its
 cells, attacks earning nothing) is tested in test_notebooks.py and test_adversarial.py; here each part is
@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from helpers import judge
-from helpers.judge import JudgeError, NotebookProxy, Record, Remote, _Channel, _Decoder, _Encoder
+from helpers.grading import judge
+from helpers.grading.judge import JudgeError, NotebookProxy, Record, Remote, _Channel, _Decoder, _Encoder
 
 # ---------------------------------------------------------------------------------------------------
 # The format, both ways, without a kernel: the runtime's code run in this process on a fake namespace

@@ -1,4 +1,4 @@
-"""Sandboxed autograding (helpers/sandbox.py, helpers/execute.py; docs/INSTRUCTORS.md, "Sandboxed grading").
+"""Sandboxed autograding (helpers/grading/sandbox.py, helpers/grading/execute.py; docs/INSTRUCTORS.md, "Sandboxed grading").
 
 Adversarial submissions go through the real autograde (nbgrader's ``autograde`` of every student
 in one run, in one course folder with one gradebook, with the course's ``nbgrader_config.py``
@@ -14,7 +14,7 @@ and a wrong-but-quiet one. For every attack:
 
 The attacks find the course from their working folder (``autograded/<student>/01_cosine/``), as a
 real one would. Plus: the bubblewrap command line (what is and is not bound), the environment
-allow-list, :func:`helpers.sandbox.configure`, and :class:`helpers.execute.ResilientExecute` on
+allow-list, :func:`helpers.grading.course.configure`, and :class:`helpers.grading.execute.ResilientExecute` on
 its own (error outputs, flags, replay). Tests that need bubblewrap skip without it unless
 ``COURSE_TEST_SANDBOX_REQUIRED=1`` (CI).
 """
@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 import nbgrader_tools as nbt
-from helpers import sandbox
+from helpers.grading import sandbox
 
 A = "01_cosine"
 EXERCISES = {"cosine_tests": 3.0, "unit_rows_tests": 2.0, "cosine_matrix_tests": 2.0,
@@ -252,10 +252,10 @@ def _code(scores: dict) -> dict:
 
 
 def _flagged(attacked, student: str, cell: str) -> bool:
-    """The cell is left for a person (needs_manual_grade), or ``helpers.flags.read_flags`` lists it."""
+    """The cell is left for a person (needs_manual_grade), or ``helpers.grading.flags.read_flags`` lists it."""
     if attacked["scores"][student][cell]["needs_manual_grade"]:
         return True
-    from helpers import flags
+    from helpers.grading import flags
 
     if hasattr(flags, "read_flags"):
         return any(f["student"] == student and f["cell"] in (cell, None) for f in flags.read_flags(attacked["db_url"], [A]))
@@ -341,7 +341,7 @@ def test_bad_cell_is_explained(attacked, student, ename):
 def test_attack_is_real_without_the_sandbox(tmp_path):
     """Control: unsandboxed, the read-the-solutions attack reads and runs the worked solution (so the
     test above means something). It no longer earns the points: the judge reads ``def cosine`` from
-    the answer cell's source (helpers.judge), and this answer cell has none."""
+    the answer cell's source (helpers.grading.judge), and this answer cell has none."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
@@ -369,8 +369,8 @@ def test_resilient_execute_recovers_and_flags(tmp_path, use_sandbox):
     from nbformat.v4 import new_code_cell, new_notebook
     from traitlets.config import Config
 
-    from helpers.execute import ResilientExecute
-    from helpers.flags import notebook_flags
+    from helpers.grading.execute import ResilientExecute
+    from helpers.grading.flags import notebook_flags
 
     if use_sandbox:
         needs_bwrap()
@@ -413,8 +413,8 @@ def test_resilient_execute_gives_up_after_max_restarts(tmp_path):
     from nbformat.v4 import new_code_cell, new_notebook
     from traitlets.config import Config
 
-    from helpers.execute import ResilientExecute
-    from helpers.flags import notebook_flags
+    from helpers.grading.execute import ResilientExecute
+    from helpers.grading.flags import notebook_flags
 
     nb = new_notebook(cells=[new_code_cell("import os\nos._exit(0)") for _ in range(3)] + [new_code_cell("print(1)")])
     nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -574,20 +574,21 @@ def test_missing_bwrap_stops_the_kernel_start(monkeypatch, tmp_path):
 def test_configure_swaps_execute_and_needs_bwrap(monkeypatch):
     from traitlets.config import Config
 
-    from helpers.execute import ResilientExecute
+    from helpers.grading import course
+    from helpers.grading.execute import ResilientExecute
 
-    c = sandbox.configure(Config(), sandbox=False, memory_mb=512)
+    c = course.configure(Config(), sandbox=False, memory_mb=512)
     pps = c.Autograde.autograde_preprocessors
     assert pps[0] is ResilientExecute and len(pps) == 7
     assert c.Sandbox.enabled is False and c.Sandbox.memory_mb == 512
     c = nbt.course_config(Path("/tmp/unused-course"))               # nbgrader_config.py
     course = list(c.Autograde.autograde_preprocessors)
     assert course[0] is ResilientExecute and c.Sandbox.memory_mb == 4096
-    assert sandbox.configure(c, sandbox=False).Autograde.autograde_preprocessors == course  # idempotent
-    monkeypatch.setattr(sandbox, "find_bwrap", lambda: None)
-    sandbox.configure(Config(), require_bwrap=False)               # what nbgrader_config.py does
+    assert course.configure(c, sandbox=False).Autograde.autograde_preprocessors == course  # idempotent
+    monkeypatch.setattr(course, "find_bwrap", lambda: None)
+    course.configure(Config(), require_bwrap=False)               # what nbgrader_config.py does
     with pytest.raises(sandbox.SandboxError) as err:
-        sandbox.configure(Config())
+        course.configure(Config())
     assert "apt-get install bubblewrap" in str(err.value) and "--no-sandbox" in str(err.value)
 
 
@@ -595,11 +596,11 @@ def test_configure_swaps_execute_and_needs_bwrap(monkeypatch):
                                            ("k-exit-in-answer", "cosine_solution"),
                                            ("l-exit-in-function", "cosine_tests")])
 def test_bad_cell_is_flagged_in_the_gradebook(attacked, student, cell):
-    """ResilientExecute's flags reach the gradebook (helpers.flags.SaveFlags), so plain autograde shows them."""
-    from helpers import flags
+    """ResilientExecute's flags reach the gradebook (helpers.grading.flags.SaveFlags), so plain autograde shows them."""
+    from helpers.grading import flags
 
     if not hasattr(flags, "read_flags"):
-        pytest.skip("helpers.flags has no read_flags yet")
+        pytest.skip("helpers.grading.flags has no read_flags yet")
     found = [f for f in flags.read_flags(attacked["db_url"], [A]) if f["student"] == student]
     assert any(f["cell"] == cell for f in found), found
 
@@ -611,14 +612,14 @@ def test_read_only_paths_of_an_installed_package_hold_its_environment(monkeypatc
     site_packages = env_root / "lib" / "python3.11" / "site-packages"
     (site_packages / "helpers").mkdir(parents=True)
     (env_root / "bin").mkdir()
-    monkeypatch.setattr(sandbox, "_package_dir", lambda: site_packages / "helpers")
+    monkeypatch.setattr(sandbox, "package_dir", lambda: site_packages / "helpers")
     monkeypatch.setattr(sandbox, "python_roots", lambda: [env_root])
     ro = sandbox.read_only_paths(tmp_path / "course", env={})
     assert env_root in ro
     # a checkout is different: its folder is the course, never bound as a whole
     checkout = tmp_path / "checkout"
     (checkout / "helpers").mkdir(parents=True)
-    monkeypatch.setattr(sandbox, "_package_dir", lambda: checkout / "helpers")
+    monkeypatch.setattr(sandbox, "package_dir", lambda: checkout / "helpers")
     monkeypatch.setattr(sandbox, "python_roots", lambda: [tmp_path])
     ro = sandbox.read_only_paths(tmp_path / "course", env={})
     assert checkout / "helpers" in ro and checkout not in ro and tmp_path not in ro

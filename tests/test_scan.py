@@ -1,4 +1,4 @@
-"""helpers.scan (the static scan of a submission before execution) and helpers.flags (flags in a notebook).
+"""helpers.grading.scan (the static scan of a submission before execution) and helpers.grading.flags (flags in a notebook).
 
 The scan must flag every attack of issue 10 and no honest answer: the false-positive test runs it
 over every worked solution and every mutant in tests/mutants/ (0 flags). The autograde end to end
@@ -9,7 +9,7 @@ import re
 import nbformat
 import pytest
 
-from helpers import flags, scan
+from helpers.grading import flags, scan
 from nbgrader_tools import (apply_mutant, discover_assignments, fill_solutions, grade_id, load_mutants, nbgrader_meta,
                             notebook_names, read_nb, RELEASE_DIR, SOLUTIONS_DIR)
 

@@ -1,6 +1,6 @@
 """The student's JupyterLab, set up from the bundle, in a real browser: Validate, and none of the instructor's tools.
 
-The bundle (``python -m helpers bundle``, helpers/bundle.py) is built once, and its two wheels (the
+The bundle (``python -m helpers bundle``, helpers/grading/bundle.py) is built once, and its two wheels (the
 course package and ``weat-course-student-settings``) are installed into fresh virtual environments
 the way a student's ``pip install -r requirements.txt`` installs them: ``--no-deps --no-index``, the
 other packages seen through a ``.pth`` file pointing at this environment's site-packages, and the

@@ -33,7 +33,7 @@ bubblewrap (Debian package ``bubblewrap``, the sandbox Flatpak uses) in fresh Li
 
 Interrupts are sent as Jupyter messages (a signal cannot reach a process in another PID
 namespace). :func:`configure` sets up an nbgrader configuration; ``nbgrader_config.py`` switches
-the sandbox on for plain ``nbgrader autograde``. ``helpers.execute.ResilientExecute`` is the
+the sandbox on for plain ``nbgrader autograde``. ``helpers.grading.execute.ResilientExecute`` is the
 preprocessor that starts these kernels.
 """
 from __future__ import annotations
@@ -49,7 +49,7 @@ from jupyter_client.manager import AsyncKernelManager, KernelManager
 from traitlets import Bool, Integer, List, Unicode
 from traitlets.config import Configurable
 
-__all__ = ["SandboxError", "find_bwrap", "configure", "Sandbox", "SandboxKernelManager", "bwrap_command",
+__all__ = ["SandboxError", "find_bwrap", "missing_bwrap_message", "package_dir", "Sandbox", "SandboxKernelManager", "bwrap_command",
            "kernel_env", "provided_files", "bwrap_supports_size", "DEFAULT_MEMORY_MB", "DEFAULT_MAX_PROCESSES",
            "DEFAULT_DISK_MB"]
 
@@ -140,7 +140,7 @@ def bwrap_supports_size(bwrap: str) -> bool:
 _SIZE_SUPPORT: dict[str, bool] = {}
 
 
-def _missing_message() -> str:
+def missing_bwrap_message() -> str:
     return f"bubblewrap (`bwrap`) is not installed, so submissions cannot be graded in a sandbox. {_INSTALL}"
 
 
@@ -168,9 +168,10 @@ class Sandbox(Configurable):
         return Path(root).resolve()
 
 
-def _package_dir() -> Path:
-    """The folder of the course package (``helpers/``) the grader imports; the kernel imports the same."""
-    return Path(__file__).resolve().parent
+def package_dir() -> Path:
+    """The folder of the course package (``helpers/``, this subpackage's parent) the grader imports; the
+    kernel imports the same."""
+    return Path(__file__).resolve().parents[1]
 
 
 def _is_within(path: Path, other: Path) -> bool:
@@ -199,7 +200,7 @@ def read_only_paths(course_root: Path, extra=(), env: dict | None = None) -> lis
     course root, the package's whole folder or the grader's home (being one of them or above them)
     is left out; its allowed parts (``helpers/``, ``data/``, a venv inside) are bound on their own."""
     env = os.environ if env is None else env
-    package = _package_dir()
+    package = package_dir()
     candidates = python_roots() + [package, package.parent / "data"]
     if env.get("COURSE_DATA_DIR"):
         candidates.append(Path(env["COURSE_DATA_DIR"]))
@@ -328,7 +329,7 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
 def provided_files(workdir) -> list[Path]:
     """What the course ships beside a notebook: the entries of ``workdir`` other than notebooks,
     nbgrader's ``timestamp.txt``, links and special files (nbgrader copies an assignment's other
-    source files there; a submission's own files were dropped, :mod:`helpers.submission`)."""
+    source files there; a submission's own files were dropped, :mod:`helpers.grading.submission`)."""
     out = []
     try:
         entries = list(os.scandir(workdir))
@@ -345,7 +346,7 @@ def provided_files(workdir) -> list[Path]:
 def check_workdir(workdir: Path, course_root: Path, read_only) -> None:
     """Refuse a writable folder that holds the course, the package or the Python environment, and a
     course inside a system folder (which the kernel sees whole)."""
-    for p in [course_root, _package_dir(), *read_only]:
+    for p in [course_root, package_dir(), *read_only]:
         if _is_within(Path(p), workdir):
             raise SandboxError(f"Refusing to run a sandboxed kernel that may write {workdir}: it holds {p}. "
                                "Grade from the course root, where notebooks run in autograded/<student>/<assignment>/.")
@@ -360,7 +361,7 @@ class SandboxKernelManager(AsyncKernelManager):
     """A jupyter_client kernel manager whose kernels run in the bubblewrap sandbox (``c.Sandbox``).
 
     With ``Sandbox.enabled = False`` it is jupyter_client's ``AsyncKernelManager`` (the kernel runs
-    with the grader's rights). Used by ``helpers.execute.ResilientExecute``.
+    with the grader's rights). Used by ``helpers.grading.execute.ResilientExecute``.
     """
 
     _private_dir = None
@@ -384,7 +385,7 @@ class SandboxKernelManager(AsyncKernelManager):
             return kernel_cmd, kw
         bwrap = find_bwrap()
         if bwrap is None:
-            raise SandboxError(_missing_message())
+            raise SandboxError(missing_bwrap_message())
         if settings.disk_mb and not bwrap_supports_size(bwrap):
             raise SandboxError(f"{bwrap} cannot limit the kernel's disk (its --size option needs bubblewrap 0.7 or "
                                "newer, not installed setuid): install a newer bubblewrap (Debian 12 has 0.8), or "
@@ -422,81 +423,3 @@ class SandboxKernelManager(AsyncKernelManager):
 
     cleanup_resources = _async_cleanup_resources
     start_kernel = KernelManager._async_start_kernel
-
-
-def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, require_bwrap: bool = True):
-    """Set up an nbgrader configuration so that autograding runs each kernel sandboxed.
-
-    Puts ``helpers.execute.ResilientExecute`` in place of nbgrader's ``Execute`` in
-    ``Autograde.autograde_preprocessors`` (a cell that hangs or kills its kernel costs that cell
-    only; the time and output budgets) and sets ``Sandbox.enabled`` / ``Sandbox.memory_mb``. A
-    configuration that lacks them also gets the rules of :mod:`helpers.submission` and
-    :mod:`helpers.rendering` (``nbgrader_config.py`` sets them itself): ``TakeSubmission`` first
-    and ``ShowStudentText`` last in ``Autograde.sanitize_preprocessors``, the
-    ``Autograde.pre_convert_hook``, ``ExchangeFactory.collect`` and ``HTMLExporter.sanitize_html``.
-
-    Parameters
-    ----------
-    cfg : traitlets.config.Config
-        The course configuration (e.g. ``helpers.grading.load_course_config(root)``); changed in place.
-    sandbox : bool
-        Run kernels in bubblewrap (default). ``False`` runs them with the grader's rights.
-    memory_mb : int, optional
-        Memory limit of a kernel in MiB (default :data:`DEFAULT_MEMORY_MB`; 0 for none).
-    require_bwrap : bool
-        Check now that bubblewrap is installed (default). ``nbgrader_config.py`` passes False: it is
-        read by every nbgrader command, and a missing bubblewrap should stop autograding only (the
-        kernel start raises :class:`SandboxError` then).
-
-    Returns
-    -------
-    traitlets.config.Config
-        ``cfg``.
-
-    Raises
-    ------
-    SandboxError
-        ``sandbox=True`` and bubblewrap is not installed (the message says how to install it).
-    """
-    if sandbox and require_bwrap and find_bwrap() is None:
-        raise SandboxError(_missing_message())
-    from nbgrader.converters.autograde import Autograde
-    from nbgrader.preprocessors import Execute
-
-    from .execute import ResilientExecute
-    from .rendering import ShowStudentText
-    from .submission import TakeSubmission
-
-    current = cfg.Autograde.get("autograde_preprocessors") or Autograde.class_traits()["autograde_preprocessors"].default()
-    swapped = []
-    for pp in current:
-        name = _dotted_name(pp)
-        if pp is Execute or name in ("nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute",
-                                     "helpers.execute.ResilientExecute"):
-            pp = ResilientExecute
-        swapped.append(pp)
-    if ResilientExecute not in swapped:
-        raise SandboxError("Autograde.autograde_preprocessors has no Execute step to sandbox: " + repr(current))
-    cfg.Autograde.autograde_preprocessors = swapped
-    sanitize = list(cfg.Autograde.get("sanitize_preprocessors")
-                    or Autograde.class_traits()["sanitize_preprocessors"].default())
-    names = [_dotted_name(pp) for pp in sanitize]
-    if "helpers.submission.TakeSubmission" not in names:
-        sanitize.insert(0, TakeSubmission)
-    if "helpers.rendering.ShowStudentText" not in names:
-        sanitize.append(ShowStudentText)
-    cfg.Autograde.sanitize_preprocessors = sanitize
-    if "pre_convert_hook" not in cfg.Autograde:
-        cfg.Autograde.pre_convert_hook = "helpers.submission.before_autograde"
-    if "collect" not in cfg.ExchangeFactory:
-        cfg.ExchangeFactory.collect = "helpers.submission.SafeCollect"
-    if "sanitize_html" not in cfg.HTMLExporter:
-        cfg.HTMLExporter.sanitize_html = True
-    cfg.Sandbox.enabled = bool(sandbox)
-    if memory_mb is not None:
-        cfg.Sandbox.memory_mb = int(memory_mb)
-    return cfg
-
-
-def _dotted_name(pp) -> str:
-    return pp if isinstance(pp, str) else f"{pp.__module__}.{pp.__qualname__}"

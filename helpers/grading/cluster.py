@@ -2,7 +2,7 @@
 
 ``python -m helpers grade --scheduler ADDRESS`` sends every submission to the Dask scheduler at
 ``ADDRESS`` (e.g. ``tcp://grader1:8786``); each worker runs
-:func:`helpers.grading.grade_submission` for one submission at a time, exactly what
+:func:`helpers.grading.grade.grade_submission` for one submission at a time, exactly what
 ``--workers N`` runs in local processes, so the grades are the same. Needs the optional extra
 ``pip install .[cluster]`` (PyPI ``dask`` and ``distributed``) on the instructor's machine and on
 every grading machine.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ClusterError", "executor", "grade_on_cluster"]
+__all__ = ["ClusterError", "executor"]
 
 INSTALL = "pip install .[cluster]  (or: pip install dask distributed)"
 
@@ -56,7 +56,7 @@ def _worker_check(root: str) -> str:
 def executor(scheduler: str, root: str | os.PathLike, *, timeout: float = 30.0):
     """A ``concurrent.futures.Executor`` running jobs on the Dask cluster at ``scheduler``.
 
-    A drop-in for the local ``ProcessPoolExecutor`` of :func:`helpers.grading.grade_class`:
+    A drop-in for the local ``ProcessPoolExecutor`` of :func:`helpers.grading.run.grade_class`:
     ``submit`` returns ordinary ``concurrent.futures.Future`` objects (``as_completed`` works);
     jobs are not cached (``pure=False``) and a job whose worker died is retried once. Leaving the
     ``with`` block waits for the jobs and disconnects from the scheduler.
@@ -114,69 +114,3 @@ def executor(scheduler: str, root: str | os.PathLike, *, timeout: float = 30.0):
         client.close()
         raise
     return _Executor(client, pure=False, retries=1)
-
-
-def _grade_job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool):
-    """One job on a worker: :func:`helpers.grading.grade_submission` (imported there)."""
-    from helpers.grading import grade_submission
-
-    return grade_submission(root, assignment, student, sandbox=sandbox, feedback=feedback)
-
-
-def grade_on_cluster(scheduler: str, root: str | os.PathLike, jobs, *, sandbox: bool = True,
-                     feedback: bool = True, progress: bool = True, timeout: float = 30.0) -> list:
-    """Grade submissions on the Dask cluster at ``scheduler``; one job per submission.
-
-    Each job calls :func:`helpers.grading.grade_submission` ``(root, assignment, student,
-    sandbox=sandbox, feedback=feedback)`` on a worker, so the grades equal local grading. The
-    caller prepares the gradebook (every assignment known to it) before, and exports after, as
-    :func:`helpers.grading.grade_class` does (which uses :func:`executor` for ``scheduler=``).
-
-    Parameters
-    ----------
-    scheduler : str
-        Address of the Dask scheduler, e.g. ``"tcp://grader1:8786"``.
-    root : str or path-like
-        The course folder, at the same absolute path on every worker (a shared filesystem).
-    jobs : iterable of (str, str)
-        ``(assignment, student)`` pairs to grade.
-    sandbox, feedback : bool
-        Passed to ``grade_submission``.
-    progress : bool
-        Show one progress bar (tqdm) as jobs finish.
-    timeout : float
-        Seconds to wait for the scheduler.
-
-    Returns
-    -------
-    list of GradeReport
-        In the order of ``jobs``. A job that raised on its worker (or whose worker died twice)
-        gives ``success=False`` with the error, never a silent zero.
-
-    Raises
-    ------
-    ClusterError
-        As :func:`executor`.
-    """
-    from concurrent.futures import as_completed
-
-    from tqdm.auto import tqdm
-
-    from .grading import GradeReport
-
-    root = str(Path(root).resolve())
-    jobs = [(str(a), str(s)) for a, s in jobs]
-    reports: list = [None] * len(jobs)
-    with executor(scheduler, root, timeout=timeout) as pool:
-        futures = {pool.submit(_grade_job, root, a, s, sandbox, feedback): i for i, (a, s) in enumerate(jobs)}
-        with tqdm(total=len(jobs), desc="Autograding", unit=" submission", disable=not progress) as bar:
-            for fut in as_completed(futures):
-                i = futures[fut]
-                a, s = jobs[i]
-                try:
-                    reports[i] = fut.result()
-                except Exception as exc:  # noqa: BLE001 - reported per submission, never a silent zero
-                    reports[i] = GradeReport(a, s, 0.0, 0.0, False,
-                                             f"grading on the cluster failed: {type(exc).__name__}: {exc}")
-                bar.update()
-    return reports

@@ -1,11 +1,11 @@
 """The judge: hidden tests run in the grader's own process, on plain values the student's kernel returns.
 
-The student's notebook runs in its sandboxed kernel as before (:mod:`helpers.execute`,
-:mod:`helpers.sandbox`), visible checks included. After each graded test cell, the judge runs that
+The student's notebook runs in its sandboxed kernel as before (:mod:`helpers.grading.execute`,
+:mod:`helpers.grading.sandbox`), visible checks included. After each graded test cell, the judge runs that
 cell's hidden tests **here, in the grader's process**: a function of the assignment's module in the
 course's ``hidden_tests/`` folder (never released, never in the student bundle), named like the cell's
 ``grade_id``. It calls the student's functions through a proxy: each call sends the arguments to the
-kernel as plain data (:mod:`helpers.judge_runtime` runs there) and receives plain data back (arrays
+kernel as plain data (:mod:`helpers.grading.judge_runtime` runs there) and receives plain data back (arrays
 loaded without pickle, numbers, strings, exception class names and messages). Expected values are
 computed here with the reference implementation and never enter the kernel; the inputs come from a
 seed the grader keeps, different for every submission. The cell's pass or fail, its message and its
@@ -22,7 +22,7 @@ A hidden-test module looks like this::
 
     import numpy as np
     from helpers import statistics as _reference
-    from helpers.judge import checks as _chk
+    from helpers.grading.judge import checks as _chk
 
     REFERENCES = {"statistics": ["cosine"]}   # absent from the judged kernel
 
@@ -57,11 +57,13 @@ import types
 from pathlib import Path
 
 import numpy as np
+from nbgrader.utils import is_grade, is_solution
 from traitlets import Float, Unicode
 from traitlets.config import Configurable
 
-from . import checks as _library_checks
-from .flags import add_flag
+from .. import checks as _library_checks
+from .flags import add_flag, grade_id
+from .sandbox import package_dir
 
 __all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "TextFile",
            "NotebookProxy", "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package",
@@ -110,7 +112,7 @@ class Judge(Configurable):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Plain data: the grader's side of the format of helpers/judge_runtime.py
+# Plain data: the grader's side of the format of helpers/grading/judge_runtime.py
 # ---------------------------------------------------------------------------------------------------
 
 def _npy(a: np.ndarray) -> str:
@@ -168,7 +170,7 @@ class _Encoder:
             self.axes.append(x)
             return {"t": "axes"}
         if _is_keyed_vectors(x):
-            from .embeddings import load_default
+            from ..embeddings import load_default
             if x is load_default():
                 return {"t": "kv", "default": True}
             return {"t": "kv", "keys": [str(k) for k in x.index_to_key], "k": self._array(np.asarray(x.vectors))}
@@ -315,7 +317,7 @@ class _Decoder:
             return g
         if t == "kv":
             if node.get("default") is True:
-                from .embeddings import load_default
+                from ..embeddings import load_default
                 return load_default()
             keys = node.get("keys")
             vectors = self._array(node.get("k"))
@@ -862,7 +864,7 @@ checks = types.SimpleNamespace(
     check_shape=_library_checks.check_shape, check_close=_library_checks.check_close,
     check_raises=_library_checks.check_raises, check_callable=check_callable, check_unchanged=check_unchanged,
     check_own_work=check_own_work, check_vectorised=check_vectorised, check_not_using=check_not_using)
-checks.__doc__ = "The checks hidden tests use: ``from helpers.judge import checks as _chk``."
+checks.__doc__ = "The checks hidden tests use: ``from helpers.grading.judge import checks as _chk``."
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -928,9 +930,10 @@ def stripped_package(references: dict, cache_dir) -> Path:
     Returns
     -------
     pathlib.Path
-        The copy's ``helpers`` folder, to bind over the package's folder in the sandbox.
+        The copy's ``helpers`` folder (its modules only: the grader, ``helpers/grading/``, is not
+        copied, so the kernel cannot read it), to bind over the package's folder in the sandbox.
     """
-    package = Path(__file__).resolve().parent
+    package = package_dir()
     h = hashlib.sha256(json.dumps({k: sorted(v) for k, v in sorted(references.items())}).encode())
     for path in sorted(package.glob("*.py")):
         h.update(path.name.encode() + path.read_bytes())
@@ -1057,10 +1060,9 @@ class NotebookJudge:
         visible checks passed, the hidden tests run here, and a failure adds an error output with
         their message.
         """
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type != "code" or not meta.get("grade") or meta.get("solution"):
+        if cell.cell_type != "code" or not is_grade(cell) or is_solution(cell):
             return
-        gid = meta.get("grade_id")
+        gid = grade_id(cell)
         cell.outputs = [_as_text(o) if o.get("output_type") in ("execute_result", "display_data") else o
                         for o in cell.get("outputs", [])]
         if any(o.get("output_type") == "error" for o in cell.outputs):
@@ -1111,7 +1113,7 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
 
     Parameters
     ----------
-    executor : helpers.execute.ResilientExecute
+    executor : helpers.grading.execute.ResilientExecute
         The executing preprocessor (its configuration names the course root).
     nb : nbformat.NotebookNode
         The notebook.
@@ -1140,9 +1142,8 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
     path = root / settings.tests_dir / f"{assignment}.py"
     # test cells only: nbgrader restores them from the gradebook, so what they hold is the instructor's
     # (a student who writes the marker into an answer cell changes nothing)
-    tests = [(c, c.get("metadata", {}).get("nbgrader", {})) for c in nb.cells if c.cell_type == "code"]
-    inside = [m.get("grade_id", "?") for c, m in tests
-              if m.get("grade") and not m.get("solution") and NBGRADER_HIDDEN in c.get("source", "")]
+    inside = [grade_id(c) or "?" for c in nb.cells
+              if c.cell_type == "code" and is_grade(c) and not is_solution(c) and NBGRADER_HIDDEN in c.get("source", "")]
     if inside:
         raise JudgeError(
             f"{assignment}: the cells {', '.join(inside)} hold a '{NBGRADER_HIDDEN}' block. Such tests would run in "
@@ -1155,6 +1156,6 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
     overlays = ()
     if references:
         copy = stripped_package(references, _private_cache())
-        overlays = ((copy, Path(__file__).resolve().parent),)
+        overlays = ((copy, package_dir()),)
     timeout = settings.call_timeout or float(executor.timeout or 60)
     return NotebookJudge(executor, cases, path, seed, overlays, timeout)

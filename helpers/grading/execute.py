@@ -6,7 +6,7 @@ and ignores the interrupt (a loop around a bare ``except:`` catches ``KeyboardIn
 code): every cell scores 0 and nobody is told why. :class:`ResilientExecute` instead
 
 1. gives that cell an error output saying in plain words what happened (so a test cell scores 0),
-2. flags it for a person (:func:`helpers.flags.add_flag`),
+2. flags it for a person (:func:`helpers.grading.flags.add_flag`),
 3. restarts the kernel and silently re-runs the cells that ran before it (not the bad one),
 4. and goes on grading the rest of the notebook.
 
@@ -23,14 +23,14 @@ on the worked solutions, see each constant):
   the fact, so a few 10 MB lines became a 300 MB graded notebook and feedback file. Output beyond
   a budget is not kept (a note says so, the cell is flagged); errors and the fact that a cell
   wrote to stderr are always kept, so a failing test cell still fails;
-* **what is kept of an output** (:func:`helpers.rendering.screen_output`): text and PNG/JPEG
+* **what is kept of an output** (:func:`helpers.grading.rendering.screen_output`): text and PNG/JPEG
   images only, so no HTML or JavaScript reaches the feedback or the formgrader;
 * a notebook that filled its disk (the kernel's working folder and ``/tmp`` are size-limited
   tmpfs in the sandbox, ``c.Sandbox.disk_mb``; checked after its last cell) is flagged.
 
-Every kernel runs in the bubblewrap sandbox (:class:`helpers.sandbox.SandboxKernelManager`,
+Every kernel runs in the bubblewrap sandbox (:class:`helpers.grading.sandbox.SandboxKernelManager`,
 settings ``c.Sandbox``). Put it in place of nbgrader's ``Execute`` in
-``Autograde.autograde_preprocessors`` (``nbgrader_config.py`` does; :func:`helpers.sandbox.configure`
+``Autograde.autograde_preprocessors`` (``nbgrader_config.py`` does; :func:`helpers.grading.course.configure`
 does it for a configuration built in Python).
 """
 from __future__ import annotations
@@ -160,7 +160,7 @@ class ResilientExecute(Execute):
         self._out_cell: dict = {}       # cell index -> output bytes received
         self._noted: set = set()        # (cell index, kind) already given a truncation note or flag
         workdir = ((resources or {}).get("metadata") or {}).get("path")
-        # the hidden tests of this assignment, judged in this process (helpers.judge); None if switched off
+        # the hidden tests of this assignment, judged in this process (helpers.grading.judge); None if switched off
         self.judge = judge_for(self, nb, resources)
         try:
             return super().preprocess(nb, resources, km)
@@ -226,7 +226,7 @@ class ResilientExecute(Execute):
     # -- outputs, as they are received ----------------------------------------------------------
 
     def _screen(self, msg: dict, cell_index) -> dict | None:
-        """The message with only what may be kept (:func:`helpers.rendering.screen_output`), within
+        """The message with only what may be kept (:func:`helpers.grading.rendering.screen_output`), within
         the output budgets; None to drop it."""
         msg_type = msg.get("msg_type") or msg.get("header", {}).get("msg_type")
         if msg_type not in ("stream", "display_data", "update_display_data", "execute_result", "error"):

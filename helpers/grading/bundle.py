@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -44,6 +45,15 @@ LEAK_MARKERS = tuple(f"### {edge} {what}" for what in ("SOLUTION", "HIDDEN TESTS
 # the student's guide and the glossary it links to, from docs/ (STUDENTS.md links GLOSSARY.md by name)
 STUDENT_DOCS = ("STUDENTS.md", "GLOSSARY.md")
 _IGNORE = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "*.pyc")
+GRADER_PACKAGE_ENTRY = '"helpers.grading", '  # in pyproject.toml's packages; left out of the students' wheel
+
+
+def _student_package(folder: str, names: list[str]) -> set[str]:
+    """What the students' copy of ``helpers/`` leaves out: the grader (``helpers/grading/``) and caches."""
+    skip = set(_IGNORE(folder, names))
+    if Path(folder).name == "helpers" and "grading" in names:
+        skip.add("grading")
+    return skip
 
 README = """# {title}: student set-up
 
@@ -121,10 +131,6 @@ if hasattr(Validator, "_indent"):  # nbgrader 0.9's line formatter
 
 
 def _dependency_names(pyproject: Path) -> list[str]:
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
     deps = tomllib.loads(pyproject.read_text())["project"]["dependencies"]
     return [re.split(r"[<>=!~\[; ]", d, maxsplit=1)[0].strip() for d in deps]
 
@@ -185,10 +191,6 @@ def minimum_python(root: str | os.PathLike) -> str:
     RuntimeError
         ``requires-python`` is missing or not of the form ``>=X.Y``.
     """
-    try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
     spec = tomllib.loads((Path(root) / "pyproject.toml").read_text())["project"].get("requires-python", "")
     m = re.fullmatch(r"\s*>=\s*(\d+\.\d+)\s*", spec)
     if not m:
@@ -276,7 +278,7 @@ def write_settings_wheel(out: str | os.PathLike, version: str, files: dict[str, 
         f"Metadata-Version: 2.1\nName: {SETTINGS_NAME}\nVersion: {version}\n"
         "Summary: Jupyter settings for the students of the course on bias in word embeddings: nbgrader's "
         "Validate button without the instructor's tools, whole messages from nbgrader validate\n").encode()
-    entries[f"{info}/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: helpers.bundle\nRoot-Is-Purelib: true\n"
+    entries[f"{info}/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: helpers.grading.bundle\nRoot-Is-Purelib: true\n"
                                 "Tag: py3-none-any\n").encode()
     record = [f"{name},{_record_hash(data)},{len(data)}" for name, data in entries.items()] + [f"{info}/RECORD,,"]
     entries[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
@@ -297,7 +299,13 @@ def _build_wheel(root: Path, out: Path) -> Path:
         src.mkdir()
         for name in ("pyproject.toml", "README.md"):
             shutil.copy2(root / name, src / name)
-        shutil.copytree(root / "helpers", src / "helpers", ignore=_IGNORE)
+        # the science library only: the grader (helpers/grading/) stays with the instructor
+        shutil.copytree(root / "helpers", src / "helpers", ignore=_student_package)
+        pyproject = (src / "pyproject.toml").read_text()
+        if GRADER_PACKAGE_ENTRY not in pyproject:
+            raise RuntimeError(f"pyproject.toml does not list {GRADER_PACKAGE_ENTRY} in [tool.setuptools] packages; the "
+                               "students' wheel is built without the grader, so that entry must be there to be left out.")
+        (src / "pyproject.toml").write_text(pyproject.replace(GRADER_PACKAGE_ENTRY, ""))
         shutil.copytree(root / "data", src / "data", ignore=_IGNORE)
         before = set(out.glob("*.whl"))
         res = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",

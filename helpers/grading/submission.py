@@ -28,10 +28,10 @@ So a submission is its notebooks ``<name>.ipynb`` at the top of its folder, each
   kept: a ``course_flags`` entry would otherwise pose as the grader's own flags) and of its cells
   (only nbgrader's is kept: a ``skip-execution`` tag on a test cell would make nbclient skip it,
   and a skipped test cell has no error, so it scores full marks), checks the folder once more,
-  and flags what was dropped (:func:`helpers.flags.add_flag`).
+  and flags what was dropped (:func:`helpers.grading.flags.add_flag`).
 
 The kernel never sees the submission's folder anyway when it runs in the sandbox (its working
-folder is a fresh, size-limited tmpfs: :mod:`helpers.sandbox`), and it starts with the working
+folder is a fresh, size-limited tmpfs: :mod:`helpers.grading.sandbox`), and it starts with the working
 folder off ``sys.path`` (``PYTHONSAFEPATH``); both hold without the other.
 """
 from __future__ import annotations
@@ -188,7 +188,7 @@ def before_autograde(assignment=None, student=None, notebooks=(), **_) -> None:
     """
     import logging
 
-    log = logging.getLogger("helpers.submission")
+    log = logging.getLogger("helpers.grading.submission")
     for folder in sorted({os.path.dirname(os.path.abspath(p)) for p in notebooks}):
         names = [os.path.basename(p) for p in notebooks if os.path.dirname(os.path.abspath(p)) == folder]
         try:
@@ -209,7 +209,7 @@ class TakeSubmission(NbGraderPreprocessor):
 
     * The notebook-level metadata the submission brings is discarded, except
       :data:`KEEP_METADATA`; a ``course_flags`` entry (where the grader keeps its flags until
-      :class:`helpers.flags.SaveFlags`) is flagged. Each cell keeps only its ``nbgrader``
+      :class:`helpers.grading.flags.SaveFlags`) is flagged. Each cell keeps only its ``nbgrader``
       metadata (tags such as ``skip-execution`` or ``raises-exception`` change how nbclient runs
       a cell); a test cell tagged ``skip-execution`` is flagged.
     * The submission's folder is cleaned once more (:func:`clean_submission`: nothing if
@@ -271,7 +271,7 @@ class SafeCollect(ExchangeCollect):
     entry must itself be a folder (not a link), and each file is copied only if it is part of a
     submission (:func:`clean_submission`'s rule), opened without following links and checked to
     be a regular file after opening. What is left out is logged (names through :func:`safe_name`).
-    Set in ``nbgrader_config.py``: ``c.ExchangeFactory.collect = "helpers.submission.SafeCollect"``.
+    Set in ``nbgrader_config.py``: ``c.ExchangeFactory.collect = "helpers.grading.submission.SafeCollect"``.
     """
 
     def do_copy(self, src, dest, log=None):

@@ -5,7 +5,7 @@ principle reach the tests: register an IPython hook that rewrites later cells, r
 functions, patch ``numpy.allclose``, read the reference implementation. :mod:`helpers.checks`
 makes the simple versions of these fail at run time; this scan catches them (and their clever
 versions) *before execution*, by reading the code, and flags the submission for a person
-(:func:`helpers.flags.add_flag`). A flag never changes a score: the flagged cells keep their auto
+(:func:`helpers.grading.flags.add_flag`). A flag never changes a score: the flagged cells keep their auto
 score and are left for manual grading in the formgrader.
 
 What the scan reads: every code cell the student controls, i.e. the answer cells and every
@@ -522,12 +522,12 @@ class ScanAnswers(NbGraderPreprocessor):
     """nbgrader preprocessor: scan the student's code before execution and flag what it finds.
 
     Placed at the end of ``Autograde.sanitize_preprocessors`` (after ``OverwriteCells`` restored
-    the test cells). Each finding becomes :func:`helpers.flags.add_flag`; the notebook itself is
+    the test cells). Each finding becomes :func:`helpers.grading.flags.add_flag`; the notebook itself is
     not changed, so the submission is still executed and auto-scored.
     """
 
     def preprocess(self, nb, resources):
-        from helpers.flags import add_flag
+        from helpers.grading.flags import add_flag
 
         info = resources.get("nbgrader", {})
         release = None

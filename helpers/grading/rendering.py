@@ -9,7 +9,7 @@ formgrader's API). nbconvert renders ``text/html``, ``application/javascript``,
 ``markdowncell`` blocks do not apply ``clean_html``, so ``HTMLExporter.sanitize_html``, which
 nbconvert 7.17 has, does not reach them). So the notebook itself is made safe, whatever renders it:
 
-* **outputs, as they are received** (:class:`helpers.execute.ResilientExecute` calls
+* **outputs, as they are received** (:class:`helpers.grading.execute.ResilientExecute` calls
   :func:`screen_output` on every output message): only :data:`KEEP_MIME` is kept (plain text,
   PNG and JPEG images whose data is checked to be base64, never SVG), and no output metadata
   (image sizes and file names are inserted into the page by the templates). An output that
@@ -24,8 +24,8 @@ nbconvert 7.17 has, does not reach them). So the notebook itself is made safe, w
 ``nbgrader_config.py`` also sets ``HTMLExporter.sanitize_html = True`` (both the feedback and the
 formgrader read it), which passes any HTML output that is still there, e.g. in a notebook graded
 before this module existed, through nbconvert's ``clean_html``. Messages the grader writes itself
-(:mod:`helpers.execute`, :mod:`helpers.flags`) never quote a cell's source or a file name as the
-student wrote it (:func:`helpers.submission.safe_name`).
+(:mod:`helpers.grading.execute`, :mod:`helpers.grading.flags`) never quote a cell's source or a file name as the
+student wrote it (:func:`helpers.grading.submission.safe_name`).
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ import re
 
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-from .flags import add_flag
+from .flags import add_flag, grade_id
 
 __all__ = ["KEEP_MIME", "screen_output", "active_content", "as_text", "ShowStudentText"]
 
@@ -182,7 +182,7 @@ class ShowStudentText(NbGraderPreprocessor):
             if "id" in cell:
                 new["id"] = cell["id"]
             if active_content(cell.source):
-                gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+                gid = grade_id(cell)
                 add_flag(nb, gid, f"{'Cell ' + str(index + 1) + ': ' if not gid else ''}the student's text holds "
                                   "HTML or a link that a browser would run (a script, an event handler, "
                                   "javascript:); it is shown as plain text.")

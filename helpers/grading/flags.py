@@ -2,7 +2,7 @@
 
 A flag is a reason, in plain words, attached to one cell of a submitted notebook (its
 ``grade_id``) or to the whole notebook (``cell=None``). Flags are raised while nbgrader
-autogrades (by the static scan :class:`helpers.scan.ScanAnswers` before execution, by the
+autogrades (by the static scan :class:`helpers.grading.scan.ScanAnswers` before execution, by the
 sandboxed kernel when a cell kills it) and end up in the gradebook, where the formgrader shows
 them:
 

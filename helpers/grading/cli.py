@@ -1,0 +1,111 @@
+"""The instructors' commands of ``python -m helpers``: ``grade``, ``feedback`` and ``bundle``
+(:func:`helpers.cli.main` parses the arguments and calls these).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .bundle import build_bundle
+from .canary import GradingStopped
+from .exports import summary
+from .feedback import regenerate_feedback
+from .run import blocking_failures, grade_class
+
+__all__ = ["grade_command", "feedback_command", "bundle_command"]
+
+
+def grade_command(args) -> int:
+    """``python -m helpers grade``: check the grading environment on the worked solutions, grade, export."""
+
+    if args.workers is not None and args.workers < 1:
+        print("error: --workers must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        reports = grade_class(".", assignments=args.assignments or None, workers=args.workers,
+                              sandbox=not args.no_sandbox, force=args.force, feedback=not args.no_feedback,
+                              export=args.export, scheduler=args.scheduler, log=print)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except GradingStopped as exc:
+        print(f"error: grading stopped before any submission was graded.\n{exc}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:  # helpers.grading.sandbox.SandboxError says how to install bubblewrap
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{'assignment':<30} {'student':<20} {'score':>11}")
+    for r in reports:
+        note = "" if r.success else "  (autograde failed: see the errors below)"
+        note += "  (late)" if r.seconds_late > 0 else ""
+        note += "  (skipped: unchanged since last graded)" if r.skipped else ""
+        note += f"  FLAGGED ({len(r.flags)})" if r.flags else ""
+        print(f"{r.assignment:<30} {r.student:<20} {r.score:>5.1f}/{r.max_score:<5.1f}{note}")
+    flags = [f for r in reports for f in r.flags]
+    if flags:
+        print("\nFlags for a person (also in flags.csv and the formgrader's manual grading):")
+        for f in flags:
+            print(f"  {f['assignment']} {f['student']} {f['notebook']} {f['cell'] or '(whole notebook)'}: {f['reason']}")
+    errors: dict[str, list[str]] = {}
+    for r in reports:
+        if not r.success:
+            errors.setdefault(r.error.strip() or "nbgrader gave no reason", []).append(f"{r.assignment}/{r.student}")
+    if errors:
+        print("\nErrors (the submissions nbgrader could not grade):")
+        for error, who in errors.items():
+            print(f"  {', '.join(who[:5])}{f' and {len(who) - 5} more' if len(who) > 5 else ''}: {error}")
+    n = summary(reports)
+    print(f"\n{len(reports)} submission(s): {n['graded']} graded, {n['skipped']} skipped (unchanged; --force "
+          f"regrades), {n['failed']} failed, {n['flagged']} flagged")
+    failed = blocking_failures(reports)
+    if args.export and failed:
+        stem = Path(args.export)
+        print(f"No exports written: {len(failed)} submission(s) could not be graded (errors above). {stem} and the "
+              f"other exports, if any, are those of an earlier run. Fix the cause and run again: what was graded "
+              f"is skipped.")
+    elif args.export:
+        stem = Path(args.export)
+        print(f"Grades written to {stem} and {stem.with_name(stem.stem + '_lms.csv')}; per-question statistics "
+              f"to {stem.with_name('question_stats.csv')} (plot: .png); open flags to {stem.with_name('flags.csv')}")
+    if not args.no_feedback:
+        print("Feedback written to feedback/; after grading by hand, run `python -m helpers feedback` to write "
+              "it again with your grades.")
+    return 0 if all(r.success for r in reports) else 1
+
+
+def feedback_command(args) -> int:
+    """``python -m helpers feedback``: write the feedback again with the gradebook's scores."""
+
+    try:
+        reports = regenerate_feedback(".", args.assignments or None, lms=args.lms)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not reports:
+        print("error: no autograded submission in autograded/: grade first (python -m helpers grade)", file=sys.stderr)
+        return 2
+    status = 0
+    for r in reports:
+        if r.error:
+            print(f"{r.assignment}: feedback failed: {r.error}", file=sys.stderr)
+            status = 1
+            continue
+        print(f"{r.assignment}: feedback written for {len(r.students)} submission(s) to feedback/<student>/{r.assignment}/")
+        if r.waiting:
+            print(f"  still waiting for manual grading (their feedback shows those cells ungraded): "
+                  f"{', '.join(r.waiting)}")
+        if r.lms_files:
+            print(f"  for the LMS: {len(r.lms_files)} file(s) in {r.lms_files[0].parent}/ (<student>_<notebook>.html)")
+    return status
+
+
+def bundle_command(args) -> int:
+    """``python -m helpers bundle OUT``: the students' distribution."""
+
+    try:
+        out = build_bundle(".", args.out, force=args.force)
+    except (FileNotFoundError, FileExistsError, RuntimeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"Student bundle written to {out}/ (give students this folder; see docs/STUDENTS.md)")
+    return 0

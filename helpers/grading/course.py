@@ -1,0 +1,271 @@
+"""A course folder as the grader sees it: its ``nbgrader_config.py`` with the grader's plugins wired in,
+nbgrader's API on it, and what one graded submission reports.
+
+:func:`configure` puts the course's grading steps into a configuration (the sandboxed execution, the
+judge, the intake of submissions, the feedback's rendering); ``nbgrader_config.py`` calls it, and so does
+:func:`course_api` for every grading run, so ``nbgrader autograde`` and ``python -m helpers grade``
+grade the same way. :func:`nbgrader_error` finds the real cause of a failed nbgrader call.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbgrader.converters.autograde import Autograde
+from nbgrader.preprocessors import Execute
+
+from .execute import ResilientExecute
+from .flags import read_flags
+from .rendering import ShowStudentText
+from .sandbox import SandboxError, find_bwrap, missing_bwrap_message
+from .submission import TakeSubmission
+
+__all__ = ["GradeReport", "load_course_config", "configure", "course_api", "default_workers", "nbgrader_error"]
+
+
+SQLITE_TIMEOUT = 120                 # seconds a worker waits for another worker's gradebook write
+
+
+@dataclass
+class GradeReport:
+    """One submission: assignment, student, score (after any late penalty), maximum, whether nbgrader
+    succeeded, its error, the flags raised (dicts as :func:`helpers.grading.flags.read_flags`), whether it was
+    skipped as already graded, how many seconds late it was submitted, and whether its grading
+    process died even when it was graded alone."""
+
+    assignment: str
+    student: str
+    score: float
+    max_score: float
+    success: bool
+    error: str = ""
+    flags: list = field(default_factory=list)
+    skipped: bool = False
+    seconds_late: float = 0.0
+    died: bool = False
+
+
+def load_course_config(root: str | os.PathLike):
+    """The traitlets ``Config`` of ``root/nbgrader_config.py`` (nbgrader's Python API does not read it itself).
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+
+    Returns
+    -------
+    traitlets.config.Config
+        The course's configuration, with ``CourseDirectory.root`` set to ``root``.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``root`` has no ``nbgrader_config.py`` (run from the course root).
+    """
+    from traitlets.config.loader import PyFileConfigLoader
+
+    root = Path(root)
+    if not (root / "nbgrader_config.py").is_file():
+        raise FileNotFoundError(f"No nbgrader_config.py in {root}; run this from the course root folder.")
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    cfg.CourseDirectory.root = str(root)
+    return cfg
+
+
+def default_workers() -> int:
+    """The number of cores this process may use (``os.process_cpu_count`` or the affinity mask).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    if hasattr(os, "process_cpu_count"):
+        return os.process_cpu_count() or 1
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def bin_on_path():
+    """The environment's ``bin`` first on ``PATH`` for the duration (nbgrader creates a gradebook
+    with the ``alembic`` executable); the previous ``PATH`` is restored afterwards."""
+    saved = os.environ.get("PATH")
+    os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + (saved or "")
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("PATH", None)
+        else:
+            os.environ["PATH"] = saved
+
+
+def read_submission_flags(db_url: str, assignment: str, student: str | None = None) -> list[dict]:
+    """The flags of ``assignment`` in the gradebook (of ``student`` only, when given), as
+    :func:`helpers.grading.flags.read_flags` returns them."""
+    return [f for f in read_flags(db_url, [assignment]) if student is None or f["student"] == student]
+
+
+def course_api(root, sandbox: bool, scratch: Path | None = None):
+    """``(config, NbGraderAPI)`` for the course at ``root``; a SQLite gradebook gets a busy timeout.
+
+    With ``scratch`` (a folder), the gradebook and the release, submitted, autograded and feedback
+    folders are in ``scratch`` instead: the course's source, hidden tests, grader's secret, sandbox
+    and configuration are the course's own, nothing of the course's grading state is touched."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    root = Path(root).resolve()
+    cfg = load_course_config(root)
+    cfg = configure(cfg, sandbox=sandbox)
+    if scratch is not None:
+        scratch = Path(scratch).resolve()
+        cfg.CourseDirectory.db_url = f"sqlite:///{scratch / 'gradebook.db'}"
+        for step in ("release", "submitted", "autograded", "feedback"):
+            cfg.CourseDirectory[f"{step}_directory"] = str(scratch / step)
+    url = CourseDirectory(config=cfg).db_url
+    if url.startswith("sqlite:") and "timeout=" not in url:
+        url += ("&" if "?" in url else "?") + f"timeout={SQLITE_TIMEOUT}"
+    cfg.CourseDirectory.db_url = url
+    return cfg, NbGraderAPI(coursedir=CourseDirectory(config=cfg), config=cfg)
+
+
+_GENERIC = ("Please see the", "There was an error processing", "Traceback (most recent call last)")
+
+
+def gradebook_exists(db_url: str) -> bool:
+    """False only for a SQLite gradebook whose file does not exist yet (opening it would create it)."""
+    if not db_url.startswith("sqlite:///"):
+        return True
+    path = db_url[len("sqlite:///"):].split("?", 1)[0]
+    return path in ("", ":memory:") or Path(path).exists()
+
+
+def nbgrader_error(result: dict) -> str:
+    """The real cause of a failed nbgrader API call, in one line.
+
+    nbgrader's API returns ``{"success", "error", "log"}``; when a converter fails, ``error`` is only
+    "Please see the above traceback" and the cause is in ``log`` (its ``[ERROR]`` lines and the last
+    line of the traceback printed there).
+
+    Parameters
+    ----------
+    result : dict
+        What ``NbGraderAPI.autograde`` (or ``generate_assignment``, ``generate_feedback``) returned.
+
+    Returns
+    -------
+    str
+        The error messages of the log, joined by ``"; "`` (each once); the last line of ``error``
+        when the log has none; ``""`` for a success.
+    """
+    if result.get("success"):
+        return ""
+    messages: list[str] = []
+
+    def add(text: str) -> None:
+        text = text.strip()
+        if text and not text.startswith(_GENERIC) and not any(text in m for m in messages):
+            messages.append(text)
+
+    lines = (result.get("log") or "").splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("[ERROR]"):
+            text = line[len("[ERROR]"):].strip()
+            if text.startswith("Traceback (most recent call last)"):
+                block = []
+                i += 1
+                while i < len(lines) and (lines[i].startswith((" ", "\t")) or not lines[i].strip()):
+                    if lines[i].strip():
+                        block.append(lines[i].strip())
+                    i += 1
+                if block:  # "package.module.SomeError: message": the message, named by its class
+                    name, _, message = block[-1].partition(": ")
+                    add(f"{name.rsplit('.', 1)[-1]}: {message}" if message else name)
+                continue
+            add(text)
+        i += 1
+    if not messages:
+        tail = [x for x in (result.get("error") or "").strip().splitlines() if x.strip()]
+        messages.append(tail[-1].strip() if tail else "nbgrader failed without saying why (run it with --debug)")
+    return "; ".join(messages)
+
+
+def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, require_bwrap: bool = True):
+    """Set up an nbgrader configuration so that autograding runs each kernel sandboxed.
+
+    Puts ``helpers.grading.execute.ResilientExecute`` in place of nbgrader's ``Execute`` in
+    ``Autograde.autograde_preprocessors`` (a cell that hangs or kills its kernel costs that cell
+    only; the time and output budgets) and sets ``Sandbox.enabled`` / ``Sandbox.memory_mb``. A
+    configuration that lacks them also gets the rules of :mod:`helpers.grading.submission` and
+    :mod:`helpers.grading.rendering` (``nbgrader_config.py`` sets them itself): ``TakeSubmission`` first
+    and ``ShowStudentText`` last in ``Autograde.sanitize_preprocessors``, the
+    ``Autograde.pre_convert_hook``, ``ExchangeFactory.collect`` and ``HTMLExporter.sanitize_html``.
+
+    Parameters
+    ----------
+    cfg : traitlets.config.Config
+        The course configuration (e.g. ``helpers.grading.course.load_course_config(root)``); changed in place.
+    sandbox : bool
+        Run kernels in bubblewrap (default). ``False`` runs them with the grader's rights.
+    memory_mb : int, optional
+        Memory limit of a kernel in MiB (default :data:`helpers.grading.sandbox.DEFAULT_MEMORY_MB`; 0 for none).
+    require_bwrap : bool
+        Check now that bubblewrap is installed (default). ``nbgrader_config.py`` passes False: it is
+        read by every nbgrader command, and a missing bubblewrap should stop autograding only (the
+        kernel start raises :class:`SandboxError` then).
+
+    Returns
+    -------
+    traitlets.config.Config
+        ``cfg``.
+
+    Raises
+    ------
+    SandboxError
+        ``sandbox=True`` and bubblewrap is not installed (the message says how to install it).
+    """
+    if sandbox and require_bwrap and find_bwrap() is None:
+        raise SandboxError(missing_bwrap_message())
+    current = cfg.Autograde.get("autograde_preprocessors") or Autograde.class_traits()["autograde_preprocessors"].default()
+    swapped = []
+    for pp in current:
+        name = _dotted_name(pp)
+        if pp is Execute or name in ("nbgrader.preprocessors.Execute", "nbgrader.preprocessors.execute.Execute",
+                                     "helpers.grading.execute.ResilientExecute"):
+            pp = ResilientExecute
+        swapped.append(pp)
+    if ResilientExecute not in swapped:
+        raise SandboxError("Autograde.autograde_preprocessors has no Execute step to sandbox: " + repr(current))
+    cfg.Autograde.autograde_preprocessors = swapped
+    sanitize = list(cfg.Autograde.get("sanitize_preprocessors")
+                    or Autograde.class_traits()["sanitize_preprocessors"].default())
+    names = [_dotted_name(pp) for pp in sanitize]
+    if "helpers.grading.submission.TakeSubmission" not in names:
+        sanitize.insert(0, TakeSubmission)
+    if "helpers.grading.rendering.ShowStudentText" not in names:
+        sanitize.append(ShowStudentText)
+    cfg.Autograde.sanitize_preprocessors = sanitize
+    if "pre_convert_hook" not in cfg.Autograde:
+        cfg.Autograde.pre_convert_hook = "helpers.grading.submission.before_autograde"
+    if "collect" not in cfg.ExchangeFactory:
+        cfg.ExchangeFactory.collect = "helpers.grading.submission.SafeCollect"
+    if "sanitize_html" not in cfg.HTMLExporter:
+        cfg.HTMLExporter.sanitize_html = True
+    cfg.Sandbox.enabled = bool(sandbox)
+    if memory_mb is not None:
+        cfg.Sandbox.memory_mb = int(memory_mb)
+    return cfg
+
+
+def _dotted_name(pp) -> str:
+    return pp if isinstance(pp, str) else f"{pp.__module__}.{pp.__qualname__}"

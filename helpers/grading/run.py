@@ -1,0 +1,357 @@
+"""Grading a whole class in one command: ``python -m helpers grade`` (run from the course root).
+
+For every assignment someone submitted (a ``submitted/<student>/<assignment>/`` folder) and every
+such student folder this runs nbgrader's autograder (:func:`helpers.grading.grade.grade_submission`),
+generates the feedback HTML (without hidden tests) and exports the grades
+(:func:`helpers.grading.exports.write_exports`). It reads ``nbgrader_config.py`` from the course root,
+like the ``nbgrader`` command, so a PostgreSQL gradebook (``CourseDirectory.db_url``) works the same.
+
+Grading fails loudly, never quietly:
+
+* before any student, :func:`helpers.grading.canary.check_worked_solution` grades each assignment's
+  worked solution as a canary, in the same sandbox, kernel and judge, in a scratch gradebook: if it
+  does not get every automatic point, :class:`~helpers.grading.canary.GradingStopped` says which cells
+  and what error, and nothing is graded;
+* a submission nbgrader cannot grade reports nbgrader's real error and leaves no record in the
+  gradebook; a run with such a failure writes no export (:func:`blocking_failures`).
+
+:func:`grade_class` grades many submissions in ``workers`` processes at once (one progress bar), or
+on a Dask cluster (``scheduler=``, :func:`helpers.grading.cluster.executor`): the same job,
+:func:`_job`, runs in both, with its retry on a locked SQLite gradebook. It skips submissions already
+graded whose files, and the assignment's source (its tests), have not changed
+(:mod:`helpers.grading.state`) unless ``force=True``.
+
+A grading process that dies (killed by the system for memory, say) costs only the submission it was
+grading: the submissions it took down with it are graded again, each suspect alone in a fresh
+process; one that kills its process even alone is reported failed and flagged
+(:func:`helpers.grading.flags.flag_submission`), and graded alone on later runs too.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from .canary import CanaryReport, GradingStopped, check_worked_solution, one_line, prepare_gradebook
+from .course import GradeReport, course_api, default_workers, gradebook_exists, read_submission_flags
+from .exports import write_exports
+from .grade import grade_submission, score_of
+from .state import load_state, save_state, submission_hash
+
+__all__ = ["grade_class", "submitted_assignments", "blocking_failures", "DIED"]
+
+
+DIED = ("The grading process died while grading this submission on its own (for example killed by the system "
+        "for using too much memory). The submission was not graded; it is flagged, and it is graded on its own "
+        "on later runs so that it cannot take other submissions down with it.")
+
+
+def _worker_init(path: str) -> None:
+    os.environ["PATH"] = path  # only in this worker process: the kernel and alembic are found
+    os.environ.setdefault("MPLBACKEND", "Agg")
+
+
+def _job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool,
+         marker: str | None = None) -> GradeReport:
+    """Grade one submission in a worker; ``marker`` (a file) exists while it runs, so a marker left
+    behind names a job whose process died."""
+    if marker:
+        Path(marker).write_text(str(os.getpid()))
+    try:
+        for attempt in range(3):
+            try:
+                report = grade_submission(root, assignment, student, sandbox=sandbox, feedback=feedback)
+            except Exception as exc:  # a gradebook error must not stop the other submissions
+                report = GradeReport(assignment, student, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+            if report.success or "database is locked" not in report.error:
+                return report
+            time.sleep(1 + attempt)
+        return report
+    finally:
+        if marker:
+            Path(marker).unlink(missing_ok=True)
+
+
+def _local_pool(workers: int, path: str):
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"), initializer=_worker_init,
+                               initargs=(path,))
+
+
+def _grade_locally(root: Path, todo: list, isolate: set, workers: int, sandbox: bool, feedback: bool, path: str,
+                   done) -> None:
+    """Grade ``todo`` in pools of worker processes, calling ``done(key, report)`` for each.
+
+    A worker that dies breaks its pool, and the pool stops every job it holds. The jobs that were
+    running then (their marker files are left) become suspects, each graded again alone in a pool
+    of its own (as are the keys in ``isolate`` from the start); the jobs not started yet go to a
+    fresh shared pool. A suspect whose lone process dies too is the culprit: failed, flagged."""
+    import tempfile
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    markers = Path(tempfile.mkdtemp(prefix="weat-grading-"))
+    index = {key: k for k, key in enumerate(todo)}
+    shared = [key for key in todo if key not in isolate]
+    suspects = [key for key in todo if key in isolate]
+    try:
+        while shared:
+            broken = []
+            with _local_pool(min(workers, len(shared)), path) as pool:
+                futures = {pool.submit(_job, str(root), a, s, sandbox, feedback, str(markers / str(index[a, s]))): (a, s)
+                           for a, s in shared}
+                for fut in as_completed(futures):
+                    key = futures[fut]
+                    try:
+                        report = fut.result()
+                    except BrokenProcessPool:
+                        broken.append(key)
+                        continue
+                    except Exception as exc:  # noqa: BLE001 - reported, the others go on
+                        report = GradeReport(*key, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+                    done(key, report)
+            running = {key for key in broken if (markers / str(index[key])).exists()}
+            for key in running:
+                (markers / str(index[key])).unlink(missing_ok=True)
+            if broken and not running:  # the pool broke before any job started: do not loop
+                running = set(broken)
+            suspects += [key for key in broken if key in running]
+            shared = [key for key in broken if key not in running]
+        for a, s in suspects:
+            with _local_pool(1, path) as pool:
+                try:
+                    report = pool.submit(_job, str(root), a, s, sandbox, feedback).result()
+                except BrokenProcessPool:
+                    report = GradeReport(a, s, 0.0, 0.0, False, DIED, died=True)
+                except Exception as exc:  # noqa: BLE001
+                    report = GradeReport(a, s, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+            done((a, s), report)
+    finally:
+        import shutil
+
+        shutil.rmtree(markers, ignore_errors=True)
+
+
+def _canary_job(root: str, assignment: str, sandbox: bool, feedback: bool) -> CanaryReport:
+    return check_worked_solution(root, assignment, sandbox=sandbox, feedback=feedback)
+
+
+def _run_canaries(root: Path, names: list[str], workers: int, sandbox: bool, feedback: bool, path: str,
+                  scheduler: str | None) -> dict:
+    """:func:`check_worked_solution` of each assignment, where the submissions will be graded (local
+    worker processes, or the Dask cluster); ``{assignment: CanaryReport}``."""
+    from concurrent.futures import as_completed
+
+    out = {}
+
+    def collect(pool):
+        futures = {pool.submit(_canary_job, str(root), a, sandbox, feedback): a for a in names}
+        for fut in as_completed(futures):
+            a = futures[fut]
+            try:
+                out[a] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker that died: the canary failed
+                out[a] = CanaryReport(a, False, f"{a}: the process grading the worked solution failed: "
+                                                f"{type(exc).__name__}: {one_line(exc)}")
+
+    if scheduler:
+        from .cluster import executor
+
+        with executor(scheduler, root) as pool:
+            collect(pool)
+    else:
+        with _local_pool(max(1, min(workers, len(names))), path) as pool:
+            collect(pool)
+    return out
+
+
+def submitted_assignments(root: str | os.PathLike = ".") -> list[str]:
+    """The assignments of the source directory that at least one student has submitted.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+
+    Returns
+    -------
+    list of str
+        Sorted names: those with a ``submitted/<student>/<assignment>/`` folder.
+    """
+    cfg, api = course_api(root, sandbox=False)
+    source = Path(root).resolve() / cfg.CourseDirectory.get("source_directory", "source")
+    names = sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith(".")) if source.is_dir() else []
+    return [a for a in names if api.get_submitted_students(a)]
+
+
+def blocking_failures(reports: list[GradeReport]) -> list[GradeReport]:
+    """The submissions nbgrader could not grade (a failed run: no export is written).
+
+    A submission whose grading process died even alone is not among them: it is flagged for a
+    person, and it would fail again on every run.
+    """
+    return [r for r in reports if not r.success and not r.died]
+
+
+def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None = None, workers: int | None = None,
+                sandbox: bool = True, force: bool = False, feedback: bool = True, export: str | None = "grades.csv",
+                progress: bool = True, scheduler: str | None = None, canary: bool = True,
+                log=None) -> list[GradeReport]:
+    """Autograde every submitted assignment (or ``assignments``), then export.
+
+    Before any submission is graded, each assignment that has a submission to grade is checked: its
+    worked solution is graded as a canary (:func:`check_worked_solution`, in the same sandbox, with
+    the same judge, where the submissions will be graded) and must get every automatic point; the
+    gradebook must know the assignment (it is generated when it does not, or knows it without
+    notebooks) with the source's graded cells. Otherwise :class:`GradingStopped` says why, and no
+    submission is graded.
+
+    Parameters
+    ----------
+    root : path
+        The course root (the folder with ``nbgrader_config.py``).
+    assignments : list of str, optional
+        Default: the assignments someone submitted (:func:`submitted_assignments`).
+    workers : int, optional
+        Submissions graded at once, each by :func:`grade_submission` in a worker process (default
+        :func:`default_workers`, the number of cores). The grades do not depend on it.
+    sandbox, feedback : bool
+        As in :func:`grade_submission`.
+    force : bool
+        Regrade submissions whose files have not changed since they were last graded.
+    export : str or None
+        nbgrader's CSV of the grades, relative to ``root``; ``grades_lms.csv``,
+        ``question_stats.csv``/``.png`` and ``flags.csv`` are written next to it (:func:`write_exports`).
+        None: no exports. Never written when a submission failed (:func:`blocking_failures`).
+    progress : bool
+        Show one progress bar (on stderr).
+    scheduler : str, optional
+        Address of a Dask distributed scheduler (``tcp://HOST:8786``): the submissions are graded
+        by its workers (:func:`helpers.grading.cluster.executor`) instead of local processes, and
+        ``workers`` is ignored. The workers must see the course folder at the same path and use
+        the same gradebook (PostgreSQL for several machines): docs/SYSADMIN.md.
+    canary : bool
+        Grade the worked solutions first (default). Only tests that have just proved the same
+        environment switch it off.
+    log : callable, optional
+        Called with a line for the person (the canaries' times, the gradebook prepared).
+
+    Returns
+    -------
+    list of GradeReport
+        Sorted by assignment and student; skipped submissions have ``skipped=True``.
+
+    Raises
+    ------
+    FileNotFoundError
+        No ``nbgrader_config.py`` in ``root``, an assignment not in the source directory, or no
+        submission to grade.
+    GradingStopped
+        A worked solution did not get full marks, or the gradebook cannot be made ready: nothing
+        was graded, the gradebook and the exports are as they were.
+    ValueError
+        ``workers`` below 1.
+    """
+    from concurrent.futures import as_completed
+
+    from nbgrader.api import Gradebook, MissingEntry
+    from tqdm.auto import tqdm
+
+    from .flags import flag_submission
+
+    log = log or (lambda line: None)
+    root = Path(root).resolve()
+    workers = default_workers() if workers is None else int(workers)
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}.")
+    cfg, api = course_api(root, sandbox)
+    source = root / cfg.CourseDirectory.get("source_directory", "source")
+    if assignments:
+        unknown = [a for a in assignments if not (source / a).is_dir()]
+        if unknown:
+            raise FileNotFoundError(f"No assignment {', '.join(unknown)} in {source}/ (the assignments are the "
+                                    f"folders there).")
+        names = list(assignments)
+    else:
+        names = submitted_assignments(root)
+    work = [(a, s) for a in names for s in sorted(api.get_submitted_students(a))]
+    if not work:
+        where = ", ".join(names) if names else "any assignment"
+        raise FileNotFoundError(f"No submissions in {root / 'submitted'}/<student>/<assignment>/ for {where}.")
+    db_url = api.coursedir.db_url
+    state = load_state(root)
+    # a submission is unchanged when its files and the assignment's source (tests) are unchanged
+    sources = {a: submission_hash(source / a) for a in names}
+    hashes = {(a, s): submission_hash(root / "submitted" / s / a) + ":" + sources[a] for a, s in work}
+    reports, todo = [], []
+    flags_of = {}  # assignment -> its flags, read once (skipped submissions keep theirs)
+    maybe = [(a, s) for a, s in work if not force and state.get(f"{a}/{s}", {}).get("sha256") == hashes[a, s]
+             and (root / "autograded" / s / a).is_dir()]
+    if maybe and gradebook_exists(db_url):
+        with Gradebook(db_url) as gb:
+            for a, s in maybe:
+                try:
+                    score, max_score, late = score_of(gb, a, s)
+                except MissingEntry:
+                    continue
+                if a not in flags_of:
+                    flags_of[a] = read_submission_flags(db_url, a)
+                mine = [f for f in flags_of[a] if f["student"] == s]
+                reports.append(GradeReport(a, s, score, max_score, True, "", mine, True, late))
+    done_keys = {(r.assignment, r.student) for r in reports}
+    todo = [key for key in work if key not in done_keys]
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    to_grade = sorted({a for a, _ in todo})
+    canaries = {}
+    if to_grade and canary:
+        canaries = _run_canaries(root, to_grade, workers, sandbox, feedback, path, scheduler)
+        failed = [canaries[a] for a in to_grade if not canaries[a].ok]
+        if failed:
+            raise GradingStopped("\n\n".join(c.reason for c in failed) + "\n\nNo submission was graded; the "
+                                 "gradebook and the exports are as they were.")
+        for a in to_grade:
+            log(f"{a}: the worked solution got full marks ({canaries[a].seconds:.0f} s)")
+    if to_grade:
+        for note in prepare_gradebook(api, db_url, to_grade, canaries):
+            log(note)
+    bar = tqdm(total=len(work), initial=len(reports), desc="Autograding", unit=" submission", disable=not progress)
+
+    def done(key, report):
+        a, s = key
+        if report.died:
+            if flag_submission(db_url, a, s, DIED):
+                report.flags = read_submission_flags(db_url, a, s)
+            else:
+                report.flags = [{"assignment": a, "student": s, "notebook": "", "cell": None, "reason": DIED}]
+            state[f"{a}/{s}"] = {"died": hashes[a, s]}
+        elif report.success:
+            state[f"{a}/{s}"] = {"sha256": hashes[a, s]}
+        else:
+            state.pop(f"{a}/{s}", None)
+        save_state(root, state)
+        reports.append(report)
+        bar.update(1)
+
+    if todo and scheduler:
+        from .cluster import executor
+
+        with executor(scheduler, root) as pool:
+            futures = {pool.submit(_job, str(root), a, s, sandbox, feedback): (a, s) for a, s in todo}
+            for fut in as_completed(futures):
+                a, s = futures[fut]
+                try:
+                    report = fut.result()
+                except Exception as exc:  # a worker process died (Dask retried it once)
+                    report = GradeReport(a, s, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+                done((a, s), report)
+    elif todo:
+        died_before = {(a, s) for a, s in todo if state.get(f"{a}/{s}", {}).get("died")}
+        _grade_locally(root, todo, died_before, workers, sandbox, feedback, path, done)
+    bar.close()
+    reports.sort(key=lambda r: (r.assignment, r.student))
+    if export and not blocking_failures(reports):
+        write_exports(root, export, reports, api=api)
+    return reports
