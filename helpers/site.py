@@ -479,7 +479,7 @@ def mathjax_dir() -> Path:
 
     ``COURSE_MATHJAX_DIR`` when set (for example ``node_modules/mathjax/es5`` after
     ``npm install mathjax@3``), else the copy inside the ``django-static-mathjax`` package
-    (``requirements-site.txt``).
+    (pinned in ``requirements.txt``; the feedback pages use it too, :mod:`helpers.feedback`).
 
     Raises
     ------
@@ -502,7 +502,7 @@ def mathjax_dir() -> Path:
         if (path / "tex-svg.js").is_file():
             return path
     raise SiteError("MathJax 3 is not installed, and the site serves its own copy (no page may fetch it from the "
-                    f"web): `pip install -r {SITE_REQUIREMENTS}` (it pins django-static-mathjax, which ships "
+                    f"web): `pip install -r {SITE_REQUIREMENTS}` (it installs django-static-mathjax, which ships "
                     f"MathJax 3), or set {MATHJAX_ENV} to the es5/ folder of a MathJax 3 "
                     "(`npm install mathjax@3` puts one in node_modules/mathjax/es5).")
 
