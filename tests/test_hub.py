@@ -544,6 +544,8 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
             html = list((Path(pwd.getpwnam(s).pw_dir) / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
             assert html, f"{s} got no feedback"
             assert html[0].stat().st_uid == pwd.getpwnam(s).pw_uid
+            page = html[0].read_text(encoding="utf-8")  # the course's page: MathJax inside it, nothing from a CDN
+            assert "window.MathJax" in page and "cdnjs.cloudflare.com/ajax/libs/mathjax" not in page
 
         db = f"sqlite:///{course / 'gradebook.db'}"
         scores = {s: tools.cell_scores(db, ASSIGNMENT, s) for s in (full, blank)}
