@@ -28,7 +28,9 @@ notebook in a kernel of their server (which measures the memory per user); the o
 the release untouched. The instructor collects, autogrades (in the bubblewrap sandbox when
 nbgrader_config.py makes it the default and bubblewrap is present), generates and releases the
 feedback; the students fetch it. Checked: full marks for the worked solutions and none for the
-blank submission in the gradebook, each student's feedback in their home folder, a student
+blank submission in the gradebook, each student's feedback in their home folder (the course's page,
+MathJax inside it), PAM's login form (a student's Unix password gets in; a wrong password and an
+account in neither group do not), a student
 cannot read the solutions, the gradebook or the other student's submission, the cookie secret
 written by the hub in its state folder (mode 0600), and the formgrader service running as the
 grading account and answering through the proxy, with the graders' group holding the role that
@@ -274,6 +276,26 @@ c.Spawner.env_keep.append("JUPYTER_CONFIG_PATH")
             time.sleep(0.5)
         raise AssertionError(f"the server of {user} was not ready within {timeout} s:\n{self.log_text()}")
 
+    def login(self, user: str, password: str) -> int:
+        """Log in through the hub's login form, as a browser does (its ``_xsrf`` cookie and field); the
+        status of the POST (302 to the user's server: logged in; 403: refused), redirects not followed."""
+        import http.cookiejar
+        import re
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):
+                return None
+
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), NoRedirect)
+        with opener.open(self.url + "/hub/login", timeout=60) as r:
+            xsrf = re.search(r'name="_xsrf" value="([^"]+)"', r.read().decode()).group(1)
+        form = urllib.parse.urlencode({"username": user, "password": password, "_xsrf": xsrf}).encode()
+        try:
+            with opener.open(urllib.request.Request(self.url + "/hub/login", data=form, method="POST"), timeout=60) as r:
+                return r.status
+        except urllib.error.HTTPError as e:
+            return e.code
+
     def wait_service(self, name: str, owner: str, timeout: float = 180) -> None:
         """Wait until the managed service ``name`` answers through the proxy, and check it runs as ``owner``."""
         deadline = time.monotonic() + timeout
@@ -416,6 +438,8 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
         inst = users.add(instructor, groups["graders"])
         users.add(full, groups["students"])
         users.add(blank, groups["students"])
+        outsider = f"wc-out-{tag}"
+        users.add(outsider)  # a Unix account in neither group: the hub must refuse it
 
         # The course folder, owned by the instructor; students may only pass through it (0711) to
         # the exchange (0777; nbgrader makes exchange/weat-course/{outbound,inbound,feedback}).
@@ -462,6 +486,15 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
         for s in (full, blank):
             hub.wait_ready(s)
         t_spawn = time.perf_counter() - t0
+
+        # PAM with the two groups: a student logs in with the Unix password; a wrong password and an
+        # account in neither group are refused.
+        password = secrets.token_urlsafe(12)
+        subprocess.run(["chpasswd"], input=f"{blank}:{password}\n{outsider}:{password}\n", text=True, check=True,
+                       capture_output=True)
+        assert hub.login(blank, password) == 302, hub.log_text()
+        assert hub.login(blank, password + "x") == 403
+        assert hub.login(outsider, password) == 403, f"{outsider} (in neither group) could log in"
 
         # The cookie secret: written by the hub on its first start in its state folder, readable by root only.
         secret = hub.state / "jupyterhub_cookie_secret"
