@@ -30,11 +30,10 @@ nbgrader_config.py makes it the default and bubblewrap is present), generates an
 feedback; the students fetch it. Checked: full marks for the worked solutions and none for the
 blank submission in the gradebook, each student's feedback in their home folder (the course's page,
 MathJax inside it), PAM's login form (a student's Unix password gets in; a wrong password and an
-account in neither group do not), a student
-cannot read the solutions, the gradebook or the other student's submission, the cookie secret
-written by the hub in its state folder (mode 0600), and the formgrader service running as the
-grading account and answering through the proxy, with the graders' group holding the role that
-opens it.
+account in neither group do not), a student cannot read the solutions, the gradebook or the
+other student's submission, the cookie secret written by the hub in its state folder (mode 0600),
+and the formgrader service running as the grading account and answering through the proxy, with
+the graders' group holding the role that opens it.
 
 Every process the test starts is ended (the hub stops the servers and the proxy; leftovers of
 the test's users are killed by uid) and the users are removed. Skipped with the reason when not
