@@ -28,6 +28,9 @@ c.GenerateFeedback.preprocessors = [
     "helpers.grading.plugins.ShortTracebacks",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# The feedback page is nbgrader's, with MathJax inside it (maths shows without network) and outputs that
+# wrap their long lines (helpers/grading/feedback_page.py)
+c.GenerateFeedback.exporter_class = "helpers.grading.feedback_page.FeedbackExporter"
 
 # Late policy: 10% of the score per started day after the due date (set a due date with
 # `nbgrader db assignment add NAME --duedate="2026-03-01 17:00:00 UTC"`; no due date, no penalty).

@@ -37,6 +37,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .mathjax import MathJaxMissing
+from .mathjax import mathjax_dir as _mathjax_dir
+
 __all__ = ["EDITIONS", "build_site", "execute_notebooks", "stale_executed", "self_study_notebook", "merge_streams",
            "class_notebook", "strip_region", "describe_figure", "install_alt_text_hook", "mathjax_dir",
            "SiteError"]
@@ -45,7 +48,6 @@ EDITIONS = ("self-study", "class")
 EXECUTED_DIR = "executed"
 SANITIZE_FILE = "nbval_sanitize.cfg"
 SITE_REQUIREMENTS = "requirements-site.txt"
-MATHJAX_ENV = "COURSE_MATHJAX_DIR"
 # nbgrader's source markers, spelled in pieces so that this file (shipped in the student bundle's
 # wheel) does not itself contain them
 BEGIN_SOLUTION, END_SOLUTION = (f"### {edge} SOLUTION" for edge in ("BEGIN", "END"))
@@ -477,34 +479,22 @@ def execute_notebooks(root: str | os.PathLike = ".", assignments: list[str] | No
 def mathjax_dir() -> Path:
     """The ``es5`` folder of a MathJax 3 whose ``tex-svg.js`` the site serves itself.
 
-    ``COURSE_MATHJAX_DIR`` when set (for example ``node_modules/mathjax/es5`` after
-    ``npm install mathjax@3``), else the copy inside the ``django-static-mathjax`` package
-    (``requirements-site.txt``).
+    :func:`helpers.mathjax.mathjax_dir`, with the site's install command in its message.
+
+    Returns
+    -------
+    pathlib.Path
+        ``COURSE_MATHJAX_DIR`` when set, else the copy inside the ``django-static-mathjax`` package.
 
     Raises
     ------
     SiteError
         No MathJax 3 found; the message says how to install one.
     """
-    env = os.environ.get(MATHJAX_ENV)
-    if env:
-        path = Path(env)
-        if (path / "tex-svg.js").is_file():
-            return path
-        raise SiteError(f"{MATHJAX_ENV}={env} has no tex-svg.js: point it at the es5/ folder of MathJax 3 "
-                        "(e.g. node_modules/mathjax/es5 after `npm install mathjax@3`), or unset it to use the "
-                        f"copy from `pip install -r {SITE_REQUIREMENTS}`.")
-    import importlib.util
-
-    spec = importlib.util.find_spec("mathjax")
-    for base in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(base) / "static" / "mathjax" / "es5"
-        if (path / "tex-svg.js").is_file():
-            return path
-    raise SiteError("MathJax 3 is not installed, and the site serves its own copy (no page may fetch it from the "
-                    f"web): `pip install -r {SITE_REQUIREMENTS}` (it pins django-static-mathjax, which ships "
-                    f"MathJax 3), or set {MATHJAX_ENV} to the es5/ folder of a MathJax 3 "
-                    "(`npm install mathjax@3` puts one in node_modules/mathjax/es5).")
+    try:
+        return _mathjax_dir(f"pip install -r {SITE_REQUIREMENTS}")
+    except MathJaxMissing as exc:
+        raise SiteError(str(exc)) from None
 
 
 def _copy_mathjax(es5: Path, dest: Path) -> None:

@@ -8,10 +8,13 @@ What runs (on loopback only), following docs/SYSADMIN.md where it can:
   (npm) on ``PATH``;
 * three Unix users made by the test with ``useradd`` and removed afterwards with ``userdel -r``:
   an instructor, who owns the course folder (mode 0711: students may only pass through it to
-  the exchange), and two students;
-* ``jupyterhub`` (DummyAuthenticator, the default LocalProcessSpawner, run as root) and its
-  proxy; the "system-wide" nbgrader config (course id and exchange) is a folder on
-  ``JUPYTER_CONFIG_PATH`` instead of ``/etc/jupyter`` so the test does not change the machine;
+  the exchange) and is the grading account, and two students; two Unix groups (``groupadd``,
+  removed with ``groupdel``), the students' and the graders' of ``deploy/jupyterhub_config.py``;
+* ``jupyterhub`` started from the shipped ``deploy/jupyterhub_config.py`` (a byte-identical copy:
+  PAM login for the two groups, the default LocalProcessSpawner, run as root, the formgrader as a
+  hub service run as the grading account), see :class:`Hub` for what the test sets around it; the
+  "system-wide" nbgrader config (course id and exchange) is a folder on ``JUPYTER_CONFIG_PATH``
+  instead of ``/etc/jupyter`` so the test does not change the machine;
 * nbgrader's exchange in the course folder (``<course>/exchange``, mode 0777, as nbgrader wants).
 
 The cycle: the instructor (commands run as that user with ``runuser``, as typed in a terminal)
@@ -25,8 +28,12 @@ notebook in a kernel of their server (which measures the memory per user); the o
 the release untouched. The instructor collects, autogrades (in the bubblewrap sandbox when
 nbgrader_config.py makes it the default and bubblewrap is present), generates and releases the
 feedback; the students fetch it. Checked: full marks for the worked solutions and none for the
-blank submission in the gradebook, each student's feedback in their home folder, and a student
-cannot read the solutions, the gradebook or the other student's submission.
+blank submission in the gradebook, each student's feedback in their home folder (the course's page,
+MathJax inside it), PAM's login form (a student's Unix password gets in; a wrong password and an
+account in neither group do not), a student cannot read the solutions, the gradebook or the
+other student's submission, the cookie secret written by the hub in its state folder (mode 0600),
+and the formgrader service running as the grading account and answering through the proxy, with
+the graders' group holding the role that opens it.
 
 Every process the test starts is ended (the hub stops the servers and the proxy; leftovers of
 the test's users are killed by uid) and the users are removed. Skipped with the reason when not
@@ -82,7 +89,7 @@ def _check_tools() -> str:
     """The path of configurable-http-proxy, or skip/fail with what is missing."""
     if os.name != "posix" or os.geteuid() != 0:
         _unavailable("the hub test must run as root (it creates Unix users and the hub spawns servers as them)")
-    for tool in ("useradd", "userdel", "runuser"):
+    for tool in ("useradd", "userdel", "groupadd", "groupdel", "runuser"):
         if not shutil.which(tool):
             _unavailable(f"`{tool}` is not installed")
     chp = shutil.which("configurable-http-proxy")
@@ -107,13 +114,21 @@ def _check_tools() -> str:
 
 
 class Users:
-    """Unix users made with ``useradd -m`` and removed (with their processes and homes) at the end."""
+    """Unix users made with ``useradd -m`` and groups made with ``groupadd``, removed (with the users'
+    processes and homes) at the end."""
 
     def __init__(self):
         self.names: list[str] = []
+        self.groups: list[str] = []
 
-    def add(self, name: str) -> pwd.struct_passwd:
-        subprocess.run(["useradd", "-m", "-s", "/bin/bash", name], check=True, capture_output=True)
+    def add_group(self, name: str) -> str:
+        subprocess.run(["groupadd", name], check=True, capture_output=True)
+        self.groups.append(name)
+        return name
+
+    def add(self, name: str, group: str | None = None) -> pwd.struct_passwd:
+        subprocess.run(["useradd", "-m", "-s", "/bin/bash", *(["-G", group] if group else []), name],
+                       check=True, capture_output=True)
         self.names.append(name)
         return pwd.getpwnam(name)
 
@@ -142,6 +157,8 @@ class Users:
         time.sleep(0.2)
         for n in reversed(self.names):
             subprocess.run(["userdel", "-r", n], capture_output=True)
+        for g in reversed(self.groups):
+            subprocess.run(["groupdel", g], capture_output=True)
 
 
 def as_user(user: str, args: list[str], cwd, env: dict, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -157,44 +174,54 @@ def as_user(user: str, args: list[str], cwd, env: dict, timeout: float = 300) ->
     return res
 
 
-class Hub:
-    """A JupyterHub on loopback, driven through its REST API with a service token."""
+DEPLOY = tools.COURSE_ROOT / "deploy"
+HUB_CONFIG = DEPLOY / "jupyterhub_config.py"
 
-    def __init__(self, workdir: Path, chp: str, users: list[str], instructor: str, config_path: Path):
+
+class Hub:
+    """A JupyterHub on loopback, started from the shipped ``deploy/jupyterhub_config.py`` (docs/SYSADMIN.md),
+    driven through its REST API with a service token.
+
+    What differs from a real deployment, and how: the settings the config file reads from the
+    environment (``WEAT_*``: the course folder, the grading account, the two Unix groups, the
+    formgrader's port; ``STATE_DIRECTORY``, which systemd sets) point at the test's folders and
+    users; the three loopback ports are free ones, given on the command line; and
+    ``jupyterhub_config.d/50-test.py`` beside the copied file adds the test's API service and passes
+    ``JUPYTER_CONFIG_PATH`` (the test's stand-in for ``/etc/jupyter``) to the servers.
+    """
+
+    def __init__(self, workdir: Path, chp: str, course: Path, grading_account: str, groups: dict,
+                 config_path: Path):
         self.dir = workdir
-        self.port, self.hub_port, self.api_port = _free_port(), _free_port(), _free_port()
+        self.port, self.hub_port, self.api_port, self.formgrader_port = (_free_port() for _ in range(4))
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = secrets.token_hex(32)
-        env_path = f"{ENV / 'bin'}:{Path(chp).parent}:/usr/local/bin:/usr/bin:/bin"
-        config = f"""
+        etc = workdir / "etc-jupyterhub"
+        (etc / "jupyterhub_config.d").mkdir(parents=True)
+        shutil.copy(HUB_CONFIG, etc / "jupyterhub_config.py")
+        assert (etc / "jupyterhub_config.py").read_bytes() == HUB_CONFIG.read_bytes()
+        (etc / "jupyterhub_config.d" / "50-test.py").write_text(f"""\
 c = get_config()  # noqa
-c.JupyterHub.ip = "127.0.0.1"
-c.JupyterHub.port = {self.port}
-c.JupyterHub.hub_ip = "127.0.0.1"
-c.JupyterHub.hub_port = {self.hub_port}
-c.ConfigurableHTTPProxy.api_url = "http://127.0.0.1:{self.api_port}"
-c.ConfigurableHTTPProxy.command = [{chp!r}]
-c.ConfigurableHTTPProxy.pid_file = {str(workdir / 'proxy.pid')!r}
-c.JupyterHub.pid_file = {str(workdir / 'hub.pid')!r}
-c.JupyterHub.db_url = "sqlite:///{workdir / 'jupyterhub.sqlite'}"
-c.JupyterHub.cookie_secret_file = {str(workdir / 'cookie_secret')!r}
-c.JupyterHub.authenticator_class = "dummy"
-c.Authenticator.allowed_users = {set(users)!r}
-c.Authenticator.admin_users = {{{instructor!r}}}
-c.Spawner.ip = "127.0.0.1"
-c.Spawner.cmd = [{str(ENV / 'bin' / 'jupyterhub-singleuser')!r}]
-c.Spawner.environment = {{"PATH": {env_path!r}, "JUPYTER_CONFIG_PATH": {str(config_path)!r}, "MPLBACKEND": "Agg"}}
-c.Spawner.start_timeout = 180
-c.Spawner.http_timeout = 120
-c.JupyterHub.services = [{{"name": "course-test", "api_token": {self.token!r}}}]
-c.JupyterHub.load_roles = [{{"name": "course-test", "services": ["course-test"],
-    "scopes": ["admin:users", "admin:servers", "access:servers", "list:users", "read:users", "read:servers"]}}]
-"""
-        (workdir / "jupyterhub_config.py").write_text(config)
+c.JupyterHub.services.append({{"name": "course-test", "api_token": {self.token!r}}})
+c.JupyterHub.load_roles.append({{"name": "course-test", "services": ["course-test"],
+    "scopes": ["admin:users", "admin:servers", "access:servers", "list:users", "read:users", "read:servers",
+               "access:services", "list:services", "read:services", "read:groups", "read:roles:groups"]}})
+c.Spawner.env_keep.append("JUPYTER_CONFIG_PATH")
+""")
+        self.state = workdir / "state"
+        self.state.mkdir(mode=0o700)
+        env_path = f"{ENV / 'bin'}:{Path(chp).parent}:/usr/local/bin:/usr/bin:/bin"
+        env = {"PATH": env_path, "HOME": str(workdir), "LANG": "C.UTF-8", "STATE_DIRECTORY": str(self.state),
+               "JUPYTER_CONFIG_PATH": str(config_path),
+               "WEAT_COURSE_ID": COURSE_ID, "WEAT_COURSE_DIR": str(course), "WEAT_GRADING_ACCOUNT": grading_account,
+               "WEAT_STUDENTS_GROUP": groups["students"], "WEAT_GRADERS_GROUP": groups["graders"],
+               "WEAT_FORMGRADER_PORT": str(self.formgrader_port)}
         self.log = open(workdir / "jupyterhub.log", "w")
-        env = {"PATH": env_path, "HOME": str(workdir), "LANG": "C.UTF-8"}
-        self.proc = subprocess.Popen([str(ENV / "bin" / "jupyterhub"), "-f", str(workdir / "jupyterhub_config.py")],
-                                     cwd=workdir, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen([str(ENV / "bin" / "jupyterhub"), "-f", str(etc / "jupyterhub_config.py"),
+                                      f"--JupyterHub.bind_url=http://127.0.0.1:{self.port}",
+                                      f"--JupyterHub.hub_bind_url=http://127.0.0.1:{self.hub_port}",
+                                      f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{self.api_port}"],
+                                     cwd=self.state, env=env, stdout=self.log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         deadline = time.monotonic() + 90
         while True:
@@ -248,6 +275,43 @@ c.JupyterHub.load_roles = [{{"name": "course-test", "services": ["course-test"],
             time.sleep(0.5)
         raise AssertionError(f"the server of {user} was not ready within {timeout} s:\n{self.log_text()}")
 
+    def login(self, user: str, password: str) -> int:
+        """Log in through the hub's login form, as a browser does (its ``_xsrf`` cookie and field); the
+        status of the POST (302 to the user's server: logged in; 403: refused), redirects not followed."""
+        import http.cookiejar
+        import re
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args, **kwargs):
+                return None
+
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()), NoRedirect)
+        with opener.open(self.url + "/hub/login", timeout=60) as r:
+            xsrf = re.search(r'name="_xsrf" value="([^"]+)"', r.read().decode()).group(1)
+        form = urllib.parse.urlencode({"username": user, "password": password, "_xsrf": xsrf}).encode()
+        try:
+            with opener.open(urllib.request.Request(self.url + "/hub/login", data=form, method="POST"), timeout=60) as r:
+                return r.status
+        except urllib.error.HTTPError as e:
+            return e.code
+
+    def wait_service(self, name: str, owner: str, timeout: float = 180) -> None:
+        """Wait until the managed service ``name`` answers through the proxy, and check it runs as ``owner``."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                status, _ = self.request("GET", f"/services/{name}/api/status", timeout=30)
+            except OSError:
+                status = None
+            if status == 200:
+                break
+            time.sleep(1)
+        else:
+            raise AssertionError(f"the service {name} did not answer within {timeout} s:\n{self.log_text()}")
+        uid = pwd.getpwnam(owner).pw_uid
+        assert any(command(pid) == "jupyterhub-singleuser" for pid in processes_of(uid)), \
+            f"no jupyterhub-singleuser runs as {owner}"
+
     def stop(self) -> None:
         """Stop the servers, then the hub (which stops the proxy); kill what is left."""
         if self.proc.poll() is None:
@@ -262,9 +326,9 @@ c.JupyterHub.load_roles = [{{"name": "course-test", "services": ["course-test"],
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
-        for pid_file in ("proxy.pid",):  # the proxy runs in its own session
+        for pid_file in ("jupyterhub-proxy.pid",):  # the proxy runs in its own session
             try:
-                pid = int((self.dir / pid_file).read_text().strip())
+                pid = int((self.state / pid_file).read_text().strip())
                 if Path(f"/proc/{pid}/cmdline").read_bytes().find(b"configurable-http-proxy") >= 0:
                     os.kill(pid, signal.SIGKILL)
             except (OSError, ValueError):
@@ -368,9 +432,13 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
     hub = None
     try:
         os.chmod(top, 0o755)
-        inst = users.add(instructor)
-        users.add(full)
-        users.add(blank)
+        # the two Unix groups of deploy/jupyterhub_config.py: students, and graders (who open the formgrader)
+        groups = {"students": users.add_group(f"wc-stud-{tag}"), "graders": users.add_group(f"wc-grad-{tag}")}
+        inst = users.add(instructor, groups["graders"])
+        users.add(full, groups["students"])
+        users.add(blank, groups["students"])
+        outsider = f"wc-out-{tag}"
+        users.add(outsider)  # a Unix account in neither group: the hub must refuse it
 
         # The course folder, owned by the instructor; students may only pass through it (0711) to
         # the exchange (0777; nbgrader makes exchange/weat-course/{outbound,inbound,feedback}).
@@ -396,8 +464,15 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
         os.chmod(etc / "nbgrader_config.py", 0o644)
         env = {"JUPYTER_CONFIG_PATH": str(etc), "MPLBACKEND": "Agg"}
 
-        # The hub; the students' servers start while the instructor prepares the release.
-        hub = Hub(top, chp, [instructor, full, blank], instructor, etc)
+        # The grading account (here the instructor) turns the formgrader on for itself (docs/SYSADMIN.md
+        # section 1); the hub runs it as the service "weat-course" in the course folder.
+        as_user(instructor, ["sh", "-c", "mkdir -p ~/.jupyter/jupyter_server_config.d && echo "
+                             "'{\"ServerApp\": {\"jpserver_extensions\": {\"nbgrader.server_extensions.formgrader\": true}}}'"
+                             " > ~/.jupyter/jupyter_server_config.d/weat-course-grader.json"], course, env)
+
+        # The hub, from deploy/jupyterhub_config.py; the students' servers start while the instructor
+        # prepares the release.
+        hub = Hub(top, chp, course, instructor, groups, etc)
         hub.started = [full, blank]
         t0 = time.perf_counter()
         for s in (full, blank):
@@ -410,6 +485,27 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
         for s in (full, blank):
             hub.wait_ready(s)
         t_spawn = time.perf_counter() - t0
+
+        # PAM with the two groups: a student logs in with the Unix password; a wrong password and an
+        # account in neither group are refused.
+        password = secrets.token_urlsafe(12)
+        subprocess.run(["chpasswd"], input=f"{blank}:{password}\n{outsider}:{password}\n", text=True, check=True,
+                       capture_output=True)
+        assert hub.login(blank, password) == 302, hub.log_text()
+        assert hub.login(blank, password + "x") == 403
+        assert hub.login(outsider, password) == 403, f"{outsider} (in neither group) could log in"
+
+        # The cookie secret: written by the hub on its first start in its state folder, readable by root only.
+        secret = hub.state / "jupyterhub_cookie_secret"
+        assert secret.is_file() and secret.stat().st_mode & 0o077 == 0 and secret.stat().st_uid == 0, \
+            f"the cookie secret {secret} is missing or readable by others"
+        # The graders' formgrader: the service runs as the grading account in the course folder, and
+        # the graders' group (the instructor) may open it.
+        hub.wait_service(COURSE_ID, instructor)
+        status, page = hub.request("GET", f"/services/{COURSE_ID}/formgrader")
+        assert status == 200 and "Manage Assignments" in page, (status, page[:500], hub.log_text())
+        group = hub.api("GET", f"/hub/api/groups/{groups['graders']}")
+        assert group["users"] == [instructor] and f"formgrade-{COURSE_ID}" in group.get("roles", []), group
         for s in (full, blank):
             listed = assignment_list(hub.api("POST", f"/user/{s}/assignments/fetch",
                                              form={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT}))
@@ -480,6 +576,8 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
             html = list((Path(pwd.getpwnam(s).pw_dir) / ASSIGNMENT / "feedback").glob(f"*/{ASSIGNMENT}.html"))
             assert html, f"{s} got no feedback"
             assert html[0].stat().st_uid == pwd.getpwnam(s).pw_uid
+            page = html[0].read_text(encoding="utf-8")  # the course's page: MathJax inside it, nothing from a CDN
+            assert "window.MathJax" in page and "cdnjs.cloudflare.com/ajax/libs/mathjax" not in page
 
         db = f"sqlite:///{course / 'gradebook.db'}"
         scores = {s: tools.cell_scores(db, ASSIGNMENT, s) for s in (full, blank)}

@@ -30,7 +30,7 @@ FLOORS = {
     ],
     "grading": [
         ["grading.flags", "grading.state", "grading.plugins", "grading.sandbox", "grading.judge_runtime",
-         "grading.bundle", "grading.cluster"],
+         "grading.bundle", "grading.cluster", "grading.feedback_page"],
         ["grading.scan"],
         ["grading.rendering", "grading.submission", "grading.judge"],
         ["grading.execute"],
@@ -41,6 +41,7 @@ FLOORS = {
         ["grading.cli"],
     ],
     "faces": [["site"], ["cli"], ["__main__"]],
+    "shared": [["mathjax"]],   # neither science nor a face: what the site and the grader's feedback page share
 }
 PACKAGES = {"", "grading"}  # __init__ modules: docstrings and the version only, they import nothing
 
@@ -140,6 +141,8 @@ def violations(graph: dict[str, set[str]], floors: dict = FLOORS) -> list[str]:
                                 f"{'grader' if tpart == 'grading' else 'faces'})")
             elif m == "checks" and t:
                 problems.append(f"helpers.checks imports helpers.{t} (the notebooks' checks stand alone)")
+            elif part == "shared" and t:
+                problems.append(f"helpers.{m} imports helpers.{t} (a shared module imports nothing of the package)")
             elif part == "grading" and tpart == "faces":
                 problems.append(f"grader module helpers.{m} imports the face helpers.{t}")
             elif part != "grading" and tpart == "grading" and not (m == "cli" and t == "grading.cli"):

@@ -1,6 +1,6 @@
 """The code is linted: pyflakes' checks (undefined names, unused imports and variables, ...) and syntax
 errors, through ruff (pinned in requirements.txt; settings in pyproject.toml), over the library, the
-grader, the hidden tests, the tests, the benchmarks and the scripts."""
+grader, the hidden tests, the tests, the benchmarks, the scripts and the hub's configuration (deploy/)."""
 from __future__ import annotations
 
 import subprocess
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ["helpers", "hidden_tests", "tests", "benchmarks", "scripts"]
+FOLDERS = ["helpers", "hidden_tests", "tests", "benchmarks", "scripts", "deploy"]
 
 
 def _ruff(*args, cwd=ROOT):

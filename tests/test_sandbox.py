@@ -582,9 +582,9 @@ def test_configure_swaps_execute_and_needs_bwrap(monkeypatch):
     assert pps[0] is ResilientExecute and len(pps) == 7
     assert c.Sandbox.enabled is False and c.Sandbox.memory_mb == 512
     c = nbt.course_config(Path("/tmp/unused-course"))               # nbgrader_config.py
-    course = list(c.Autograde.autograde_preprocessors)
-    assert course[0] is ResilientExecute and c.Sandbox.memory_mb == 4096
-    assert course.configure(c, sandbox=False).Autograde.autograde_preprocessors == course  # idempotent
+    wired = list(c.Autograde.autograde_preprocessors)
+    assert wired[0] is ResilientExecute and c.Sandbox.memory_mb == 4096
+    assert course.configure(c, sandbox=False).Autograde.autograde_preprocessors == wired  # idempotent
     monkeypatch.setattr(course, "find_bwrap", lambda: None)
     course.configure(Config(), require_bwrap=False)               # what nbgrader_config.py does
     with pytest.raises(sandbox.SandboxError) as err:

@@ -41,7 +41,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbgrader_tools as nbt  # noqa: E402
 
-from helpers import site  # noqa: E402
+from helpers import mathjax, site  # noqa: E402
 from helpers.cli import main as cli_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,13 +178,13 @@ def test_missing_packages_say_how_to_install_them(monkeypatch, tmp_path):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in ("sphinx", "mathjax") else real(name, *a))
-    monkeypatch.delenv(site.MATHJAX_ENV, raising=False)
+    monkeypatch.delenv(mathjax.MATHJAX_ENV, raising=False)
     with pytest.raises(site.SiteError, match=r"pip install -r requirements-site.txt"):
         site._require_sphinx()
     with pytest.raises(site.SiteError, match=r"MathJax 3 is not installed.*pip install -r requirements-site.txt"
                                              r".*npm install mathjax@3"):
         site.mathjax_dir()
-    monkeypatch.setenv(site.MATHJAX_ENV, str(tmp_path))
+    monkeypatch.setenv(mathjax.MATHJAX_ENV, str(tmp_path))
     with pytest.raises(site.SiteError, match=r"has no tex-svg.js"):
         site.mathjax_dir()
 

@@ -1,0 +1,143 @@
+"""The feedback page (helpers/grading/feedback_page.py): maths without network, hint lines that wrap.
+
+One temporary course with ``01_cosine`` and one student whose ``cosine`` calls the course's reference
+(the hidden test fails, and the page shows its message and hint in a long line), graded by
+``helpers.grading.grade.grade_submission`` (without the sandbox) with the course's ``nbgrader_config.py``,
+which writes the feedback. The same page is also written by nbgrader's stock exporter, as the
+control that shows each check can fail. Checked:
+
+* no element of the page loads anything from outside it (``src``/``href`` of scripts, style
+  sheets, images, frames), and MathJax 2 from the CDN is gone; the page holds MathJax 3 itself;
+* in Debian's Chromium, with every request that is not the file itself refused: the formulas are
+  typeset (MathJax's ``mjx-container``), no request is made, no script error, and at 800 px no
+  output block is wider than its box (the stock page: its hint runs off the page);
+* without MathJax installed, writing feedback stops with a message that says how to install it.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import nbgrader_tools as nbt
+
+A = "01_cosine"
+STUDENT = "carol"
+CHROMIUM = os.environ.get("COURSE_TEST_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def pages(tmp_path_factory):
+    """``{"course": html, "stock": html}``: carol's feedback page, by the course and by nbgrader's stock exporter."""
+    from helpers.grading.grade import grade_submission
+
+    root = nbt.make_course(tmp_path_factory.mktemp("feedback") / "course", [A])
+    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    nbt.generate_release(nbt.make_api(root), A)
+    names = nbt.notebook_names(A, root)
+    released = {n: nbt.read_nb(root / "notebooks" / A / f"{n}.ipynb") for n in names}
+    solutions = {n: nbt.read_nb(root / "solutions" / A / f"{n}.ipynb") for n in names}
+    full = {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
+    reference = next(m for m in nbt.load_mutants(A) if "reference" in m["name"])
+    nbt.submit(root, A, STUDENT, nbt.apply_mutant(full, reference))
+    report = grade_submission(root, A, STUDENT, sandbox=False)
+    assert report.success, report
+    page = root / "feedback" / STUDENT / A / f"{A}.html"
+    ours = root / "course.html"
+    shutil.copy(page, ours)
+    out = {"course": ours.read_text(encoding="utf-8"), "course_path": ours}
+    # the control: nbgrader's own exporter, on the same autograded notebook
+    c = nbt.course_config(root)
+    c.GenerateFeedback.exporter_class = "nbconvert.exporters.HTMLExporter"
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    api = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
+    res = api.generate_feedback(A, STUDENT, force=True)
+    assert res["success"], res.get("error")
+    stock = root / "stock.html"
+    shutil.copy(page, stock)
+    out.update(stock=stock.read_text(encoding="utf-8"), stock_path=stock)
+    return out
+
+
+def external_loads(html: str) -> list[str]:
+    """The addresses outside the page that its elements load: ``src`` of any element, ``href`` of ``<link>``."""
+    loads = re.findall(r"""<(?:script|img|iframe|audio|video|source|embed)\b[^>]*\bsrc\s*=\s*["']?([^"'\s>]+)""", html, re.I)
+    loads += re.findall(r"""<link\b[^>]*\bhref\s*=\s*["']?([^"'\s>]+)""", html, re.I)
+    loads += re.findall(r"""@import\s+(?:url\()?["']?(https?:[^"')\s]+)""", html, re.I)
+    return [u for u in loads if re.match(r"(?i)(https?:)?//", u)]
+
+
+def test_the_page_loads_nothing_from_outside(pages):
+    assert external_loads(pages["course"]) == []
+    assert "cdnjs.cloudflare.com/ajax/libs/mathjax" not in pages["course"]
+    from helpers.grading.feedback_page import mathjax_script
+
+    assert mathjax_script() in pages["course"], "MathJax 3 is written into the page"
+    # the control: nbgrader's page loads MathJax 2 from the CDN
+    assert any("cdnjs.cloudflare.com/ajax/libs/mathjax" in u for u in external_loads(pages["stock"]))
+
+
+def _render(path: Path) -> dict:
+    """Open ``path`` in Chromium (800 x 900) with every other request refused; what MathJax did and what overflows."""
+    if not Path(CHROMIUM).is_file():
+        if os.environ.get("COURSE_TEST_BROWSER_REQUIRED") == "1":
+            pytest.fail(f"COURSE_TEST_BROWSER_REQUIRED=1 but there is no Chromium at {CHROMIUM}")
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    requests, errors = [], []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 800, "height": 900})
+            page.route("**/*", lambda route: route.continue_() if route.request.url == path.as_uri()
+                       else (requests.append(route.request.url), route.abort()))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(path.as_uri(), wait_until="load")
+            try:
+                page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=10_000)
+                page.evaluate("MathJax.startup.promise")
+            except Exception:  # noqa: BLE001 - no MathJax on the page: reported by the counts below
+                pass
+            found = page.evaluate("""() => ({
+                typeset: document.querySelectorAll('mjx-container').length,
+                mathErrors: document.querySelectorAll('mjx-merror').length,
+                wideOutputs: [...document.querySelectorAll('div.output_area pre')]
+                    .filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.trim().slice(0, 60)),
+            })""")
+        finally:
+            browser.close()
+    return {**found, "requests": requests, "errors": errors}
+
+
+def test_maths_typeset_and_hints_wrap_offline(pages):
+    ours = _render(pages["course_path"])
+    assert ours["requests"] == [] and ours["errors"] == [], ours
+    # every formula of 01's markdown: at least the inline ones of the introduction, none in error
+    assert ours["typeset"] >= 20 and ours["mathErrors"] == 0, ours
+    assert ours["wideOutputs"] == [], f"outputs wider than the page at 800 px: {ours['wideOutputs']}"
+    stock = _render(pages["stock_path"])
+    assert stock["typeset"] == 0 and any("mathjax" in u for u in stock["requests"]), stock
+    assert any("Your code raised" in w or "AssertionError" in w for w in stock["wideOutputs"]), stock["wideOutputs"]
+
+
+def test_without_mathjax_the_feedback_says_how_to_install_it(monkeypatch, tmp_path):
+    import importlib.util
+
+    from helpers import mathjax
+    from helpers.grading import feedback_page as feedback
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "mathjax" else real(name, *a))
+    monkeypatch.delenv(mathjax.MATHJAX_ENV, raising=False)
+    with pytest.raises(RuntimeError, match=r"no page may load it from the web.*pip install django-static-mathjax==3\.2\.2\.1"):
+        feedback.mathjax_script()
+    (tmp_path / "tex-svg.js").write_text("")
+    monkeypatch.setenv(mathjax.MATHJAX_ENV, str(tmp_path))  # a MathJax without the full component
+    with pytest.raises(RuntimeError, match=r"tex-svg-full\.js is missing"):
+        feedback.mathjax_script()
