@@ -294,6 +294,27 @@ def test_question_stats_by_hand(graded):
     assert (root / "question_stats.png").stat().st_size > 1000
 
 
+def test_question_stats_legend_covers_no_bar():
+    """The legend of question_stats.png sits where no bar is: bars that reach 1.0 (the whole class with full
+    marks) and cells of every length, drawn and measured in display coordinates."""
+    from helpers.grading.exports import question_stats_figure
+
+    rows = [{"assignment": A, "cell": f"cell_{k}", "n": 4, "mean_fraction": f, "share_full": f}
+            for k, f in enumerate([1.0, 0.0, 0.5, 1.0, 0.95, 1.0])]
+    fig = question_stats_figure(rows)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    legend = ax.get_legend().get_window_extent()
+    bars = [b.get_window_extent() for b in ax.patches]
+    assert len(bars) == 12
+    assert not [b for b in bars if b.overlaps(legend)], "the legend covers a bar"
+    assert ax.get_title() and legend.y0 >= ax.get_window_extent().y1 - 1  # above the axes
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    assert question_stats_figure([{**rows[0], "n": 0}]) is None
+
+
 def test_flags_csv_has_the_documented_columns(graded):
     with open(graded["one"] / "flags.csv", newline="") as fh:
         assert next(csv.reader(fh)) == ["assignment", "student", "notebook", "cell", "reason"]

@@ -13,7 +13,8 @@ from .course import GradeReport, course_api
 from .flags import open_flags
 from .grade import score_of
 
-__all__ = ["write_exports", "given_assignments", "export_lms", "export_question_stats", "write_flags", "summary",
+__all__ = ["write_exports", "given_assignments", "export_lms", "export_question_stats", "question_stats_figure",
+           "write_flags", "summary",
            "FLAG_COLUMNS"]
 
 
@@ -244,7 +245,20 @@ def export_question_stats(db_url: str, path: str | os.PathLike, *, plot: str | o
     return rows
 
 
-def _plot_question_stats(rows: list[dict], path) -> None:
+def question_stats_figure(rows: list[dict]):
+    """The bar chart of :func:`export_question_stats`: per graded cell, the mean score over the maximum and
+    the share of the class with full marks; cells with no score yet are left out.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows :func:`export_question_stats` returns.
+
+    Returns
+    -------
+    matplotlib.figure.Figure or None
+        None when no cell has a score. The legend sits above the axes, where it covers no bar.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -253,10 +267,10 @@ def _plot_question_stats(rows: list[dict], path) -> None:
 
     rows = [r for r in rows if r["n"]]
     if not rows:
-        return
+        return None
     labels = [f"{r['assignment']} / {r['cell']}" for r in rows]
     y = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(8, 1.0 + 0.3 * len(rows)))
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.3 * len(rows)), layout="constrained")
     ax.barh(y - 0.2, [r["mean_fraction"] for r in rows], height=0.4, label="mean score / max")
     ax.barh(y + 0.2, [r["share_full"] for r in rows], height=0.4, label="share with full marks")
     ax.set_yticks(y, labels, fontsize=8)
@@ -264,8 +278,17 @@ def _plot_question_stats(rows: list[dict], path) -> None:
     ax.set_xlim(0, 1)
     ax.set_xlabel("fraction of the class")
     ax.set_title("Which exercises does the class fail? (per graded cell)")
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
+    # above the axes, between them and the title: never over a bar, however long the bars are
+    ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=2, fontsize=8, frameon=False)
+    return fig
+
+
+def _plot_question_stats(rows: list[dict], path) -> None:
+    import matplotlib.pyplot as plt
+
+    fig = question_stats_figure(rows)
+    if fig is None:
+        return
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
