@@ -117,7 +117,7 @@ def bootstrap_effect_sizes_tests(nb, seed):
         key = int(rng.integers(2**31))
         _chk.check_close(bootstrap_effect_sizes(*sets, n_resamples=10, rng=key),
                          _reference.bootstrap_effect_sizes(*sets, n_resamples=10, rng=np.random.default_rng(key)),
-                         "The bootstrap effect sizes with an int seed", rtol=1e-6, atol=1e-9,
+                         "bootstrap_effect_sizes(X, Y, A, B, n_resamples=10, rng=seed) with an int seed", rtol=1e-6, atol=1e-9,
                          hint="rng may be a seed or a Generator: draw from np.random.default_rng(rng).")
         undefined = bootstrap_effect_sizes(np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0]]),
                                            np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), n_resamples=3,
