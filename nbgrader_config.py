@@ -50,8 +50,11 @@ except OSError:
     pass
 
 # `nbgrader zip_collect NAME`: files in downloaded/NAME/archive/ (zip archives are unpacked) named
-# <student>_<notebook>.ipynb, e.g. alice_01_cosine.ipynb; student ids without "_".
-c.FileNameCollectorPlugin.named_regexp = r".*/(?P<student_id>[^/_]+)_(?P<file_id>[^/]+\.ipynb)$"
+# <student>_<notebook>.ipynb, e.g. alice_01_cosine.ipynb, or <student>_<YYYY-MM-DD-HH-MM-SS>_<notebook>.ipynb
+# when the LMS stamps the time of handing in (read as UTC; it becomes timestamp.txt, so late work is
+# penalised); student ids without "_". docs/INSTRUCTORS.md, "Collecting from an LMS".
+c.FileNameCollectorPlugin.named_regexp = (r".*/(?P<student_id>[^/_]+)_(?:(?P<timestamp>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)_)?"
+                                          r"(?P<file_id>[^/]+\.ipynb)$")
 
 # nbgrader 0.9's gradebook triggers SQLAlchemy's "Object of type <SubmittedAssignment> not in session,
 # add operation along ... will not proceed" while it creates a submission (an autoflush inside its

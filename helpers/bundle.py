@@ -8,40 +8,116 @@ bundle holds only what a student needs:
 * ``data/``: the course data the notebooks read (also inside the package) with its sources;
 * the course package as a built wheel (``weat_course_helpers-<version>-py3-none-any.whl``, the
   data inside it), not an editable install pointing at the instructor's folder;
-* ``requirements.txt``: the wheel from this folder plus the pinned run-time dependencies and
+* the students' Jupyter settings as a second wheel
+  (``weat_course_student_settings-<version>-py3-none-any.whl``, :func:`student_settings`): it puts
+  three files in the environment's ``etc/jupyter/``, where every Jupyter and nbgrader command of
+  that environment reads them. JupyterLab then shows nbgrader's Validate button and none of the
+  instructor's tools (formgrader, course list, create assignment; and, without a hub's exchange,
+  the assignment list), and no "Jupyter news" pop-up; ``nbgrader validate`` uses the grader's time
+  limit per cell and prints the course's messages whole;
+* ``requirements.txt``: the two wheels from this folder plus the pinned run-time dependencies and
   JupyterLab/nbgrader from the package index (nothing only the tests need);
-* ``README.md``: how to set it up.
+* ``README.md`` (how to set it up, and the Python version the pins need), ``STUDENTS.md`` and
+  ``GLOSSARY.md`` (from ``docs/``: how the course works, before you submit, when something fails).
 """
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 
-__all__ = ["build_bundle", "student_requirements", "STUDENT_TOOLS"]
+__all__ = ["build_bundle", "student_requirements", "student_settings", "write_settings_wheel",
+           "minimum_python", "STUDENT_TOOLS", "DISABLED_LAB_PLUGINS", "DISABLED_SERVER_EXTENSIONS"]
 
 # what a student runs besides the package's own dependencies (the Validate button is nbgrader's)
 STUDENT_TOOLS = ("jupyterlab", "notebook", "ipykernel", "nbgrader")
 # nbgrader's source markers, spelled in pieces so that this file does not itself contain them
 LEAK_MARKERS = tuple(f"### {edge} {what}" for what in ("SOLUTION", "HIDDEN TESTS") for edge in ("BEGIN", "END"))
+# the student's guide and the glossary it links to, from docs/ (STUDENTS.md links GLOSSARY.md by name)
+STUDENT_DOCS = ("STUDENTS.md", "GLOSSARY.md")
 _IGNORE = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "*.pyc")
 
 README = """# {title}: student set-up
 
 This folder is everything you need for the course: the notebooks (`notebooks/`), the course data
-(`data/`) and the course's Python package as a wheel. From this folder (Python 3.10 or newer):
+(`data/`), the course's Python package and your Jupyter settings as two wheels (`.whl`). You need
+Python {python} or newer (the pinned NumPy, SciPy and nbgrader need it; `python3 --version`).
+From this folder, once:
 
 ```bash
 python3 -m venv .venv && . .venv/bin/activate && pip install -r requirements.txt && jupyter lab
 ```
 
 Next time: `. .venv/bin/activate && jupyter lab`. Start with `notebooks/01_cosine/01_cosine.ipynb`.
-Submit your work the way your instructor tells you.
+Read [STUDENTS.md](STUDENTS.md) first: how the exercises and checks work, what to do before you
+submit, and what to do when something fails (e.g. running as root: `jupyter lab --allow-root`).
+Words you may not know are in [GLOSSARY.md](GLOSSARY.md). Submit your work the way your
+instructor tells you.
+
+JupyterLab shows nbgrader's **Validate** button in each notebook's toolbar: it runs the whole
+notebook with the grader's time limit per cell and lists the test cells that fail (their visible
+checks; the hidden tests run only when your work is graded). On the command line, from this
+folder, `nbgrader validate notebooks/01_cosine/01_cosine.ipynb` prints the same report.
 """
+
+# The students' Jupyter settings (docs/SYSADMIN.md says how a hub turns the assignment list back on
+# and the formgrader on for the grading account). Names from nbgrader 0.9's installation guide
+# (`jupyter labextension disable @jupyter/nbgrader:formgrader`, ...) and JupyterLab's
+# announcements guide (`@jupyterlab/apputils-extension:announcements`: the "Jupyter news" pop-up and
+# the update check). The Nbgrader menu is empty without these plugins, so it goes too; a hub that
+# enables the assignment list enables the menu with it.
+DISABLED_LAB_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list",
+                        "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:assignment-list",
+                        "@jupyter/nbgrader:menu", "@jupyterlab/apputils-extension:announcements")
+# Server side: the formgrader (its pages, with "Manage Assignments" and exchange errors) and the course
+# list. The assignment list's server extension stays on: without its lab plugin it is never called in
+# the bundle, and on a hub `jupyter labextension enable` of the plugin is then all it takes.
+# validate_assignment is the Validate button's.
+DISABLED_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
+SETTINGS_NAME = "weat-course-student-settings"
+SETTINGS_FILE = "weat-course-students.json"  # in labconfig/page_config.d/ and jupyter_server_config.d/
+
+NBGRADER_CONFIG = '''# nbgrader's settings for students: the course bundle's {name} package installs this file
+# as <environment>/etc/jupyter/nbgrader_config.py, where `nbgrader validate` (from any folder) and
+# JupyterLab's Validate button read it. The grader's own settings are in the course's nbgrader_config.py;
+# these make validation behave like grading.
+c = get_config()  # noqa: F821
+
+# The grader's time limit per cell in seconds (copied from the course's nbgrader_config.py when the
+# bundle was built): a cell that runs longer is stopped and fails, as it would when graded.
+c.Execute.timeout = {timeout}
+c.Execute.interrupt_on_timeout = {interrupt}
+
+# `nbgrader validate` cuts every line of the code and of the error it prints at Validator.width
+# (90) characters and adds "...": the course's messages ("expected ..., got ..." and the hint) are
+# longer. Here each line is wrapped at that width instead, so every word of it is printed.
+import textwrap  # noqa: E402
+
+from nbconvert.filters import strip_ansi  # noqa: E402
+from nbgrader.validator import Validator  # noqa: E402
+
+
+def _wrap_lines(self, val):
+    lines = []
+    for line in val.split("\\n"):
+        line = strip_ansi(line).rstrip()
+        lines.extend(textwrap.wrap(line, width=max(self.width, 40), initial_indent=self.indent,
+                                   subsequent_indent=self.indent + "    ", break_on_hyphens=False)
+                     or [self.indent.rstrip()])
+    return "\\n".join(lines)
+
+
+if hasattr(Validator, "_indent"):  # nbgrader 0.9's line formatter
+    Validator._indent = _wrap_lines
+'''
 
 
 def _dependency_names(pyproject: Path) -> list[str]:
@@ -91,6 +167,129 @@ def student_requirements(root: str | os.PathLike) -> list[str]:
     return [pins[k] for k in sorted(pins)]
 
 
+def minimum_python(root: str | os.PathLike) -> str:
+    """The oldest Python the course supports: ``requires-python`` of ``root/pyproject.toml``.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+
+    Returns
+    -------
+    str
+        E.g. ``"3.11"`` for ``requires-python = ">=3.11"``.
+
+    Raises
+    ------
+    RuntimeError
+        ``requires-python`` is missing or not of the form ``>=X.Y``.
+    """
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+    spec = tomllib.loads((Path(root) / "pyproject.toml").read_text())["project"].get("requires-python", "")
+    m = re.fullmatch(r"\s*>=\s*(\d+\.\d+)\s*", spec)
+    if not m:
+        raise RuntimeError(f"pyproject.toml's requires-python is {spec!r}; write it as '>=X.Y' (the oldest Python "
+                           "the pinned packages support) and build the bundle again.")
+    return m.group(1)
+
+
+def _grader_timeout(root: Path) -> tuple[int, bool]:
+    """``Execute.timeout`` and ``Execute.interrupt_on_timeout`` of the course's ``nbgrader_config.py``
+    (loaded as nbgrader loads it), falling back to nbgrader's defaults when the file leaves them unset."""
+    from nbgrader.preprocessors import Execute
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    timeout = cfg.Execute.get("timeout", cfg.ExecutePreprocessor.get("timeout", Execute.timeout.default_value))
+    interrupt = cfg.Execute.get("interrupt_on_timeout", cfg.ExecutePreprocessor.get(
+        "interrupt_on_timeout", Execute.interrupt_on_timeout.default_value))
+    if not isinstance(timeout, int) or timeout <= 0:
+        raise RuntimeError(f"The course's nbgrader_config.py sets Execute.timeout = {timeout!r}; students' validation "
+                           "needs the grader's time limit per cell as a positive number of seconds.")
+    return timeout, bool(interrupt)
+
+
+def student_settings(root: str | os.PathLike) -> dict[str, str]:
+    """The students' Jupyter settings: ``{path under the environment's etc/jupyter/: text}``.
+
+    * ``labconfig/page_config.d/weat-course-students.json``: JupyterLab's ``disabledExtensions``
+      (:data:`DISABLED_LAB_PLUGINS`), what ``jupyter labextension disable`` writes;
+    * ``jupyter_server_config.d/weat-course-students.json``: the server extensions turned off
+      (:data:`DISABLED_SERVER_EXTENSIONS`), what ``jupyter server extension disable`` writes. Its name
+      sorts after nbgrader's own ``nbgrader.json``, which turns them on, so it wins;
+    * ``nbgrader_config.py``: the grader's time limit per cell (from the course's
+      ``nbgrader_config.py``) and whole messages from ``nbgrader validate``.
+
+    Parameters
+    ----------
+    root : path
+        The course root (its ``nbgrader_config.py`` gives the time limit).
+
+    Returns
+    -------
+    dict of str to str
+    """
+    timeout, interrupt = _grader_timeout(Path(root))
+    page = {"disabledExtensions": {name: True for name in DISABLED_LAB_PLUGINS}}
+    server = {"ServerApp": {"jpserver_extensions": {name: False for name in DISABLED_SERVER_EXTENSIONS}}}
+    return {
+        f"labconfig/page_config.d/{SETTINGS_FILE}": json.dumps(page, indent=2) + "\n",
+        f"jupyter_server_config.d/{SETTINGS_FILE}": json.dumps(server, indent=2) + "\n",
+        "nbgrader_config.py": NBGRADER_CONFIG.format(name=SETTINGS_NAME, timeout=timeout, interrupt=interrupt),
+    }
+
+
+def _record_hash(data: bytes) -> str:
+    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def write_settings_wheel(out: str | os.PathLike, version: str, files: dict[str, str]) -> Path:
+    """Write a wheel (PEP 427) that installs ``files`` under ``<environment>/etc/jupyter/``.
+
+    Its only contents are data files (``<name>.data/data/etc/jupyter/...``, installed relative to
+    the environment's prefix, as nbgrader's wheel installs its own ``etc/jupyter`` files), so
+    ``pip uninstall weat-course-student-settings`` takes the settings away again. Written directly
+    (no build backend, nothing from the package index).
+
+    Parameters
+    ----------
+    out : path
+        The folder to write the wheel to.
+    version : str
+        Its version (the course package's).
+    files : dict of str to str
+        ``{path relative to etc/jupyter: text}``, e.g. :func:`student_settings`.
+
+    Returns
+    -------
+    Path
+        The wheel, ``weat_course_student_settings-<version>-py3-none-any.whl``.
+    """
+    dist = SETTINGS_NAME.replace("-", "_")
+    info = f"{dist}-{version}.dist-info"
+    entries = {f"{dist}-{version}.data/data/etc/jupyter/{rel}": text.encode() for rel, text in sorted(files.items())}
+    entries[f"{info}/METADATA"] = (
+        f"Metadata-Version: 2.1\nName: {SETTINGS_NAME}\nVersion: {version}\n"
+        "Summary: Jupyter settings for the students of the course on bias in word embeddings: nbgrader's "
+        "Validate button without the instructor's tools, whole messages from nbgrader validate\n").encode()
+    entries[f"{info}/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: helpers.bundle\nRoot-Is-Purelib: true\n"
+                                "Tag: py3-none-any\n").encode()
+    record = [f"{name},{_record_hash(data)},{len(data)}" for name, data in entries.items()] + [f"{info}/RECORD,,"]
+    entries[f"{info}/RECORD"] = ("\n".join(record) + "\n").encode()
+    path = Path(out) / f"{dist}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries.items():
+            zi = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # the same bytes on every build
+            zi.external_attr = 0o644 << 16
+            zi.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(zi, data)
+    return path
+
+
 def _build_wheel(root: Path, out: Path) -> Path:
     """``pip wheel --no-deps`` of a clean copy of the package sources (nothing is written to ``root``)."""
     with tempfile.TemporaryDirectory(prefix="weat-wheel-") as tmp:
@@ -130,7 +329,8 @@ def build_bundle(root: str | os.PathLike, out: str | os.PathLike, *, force: bool
     Parameters
     ----------
     root : path
-        The course root (``notebooks/``, ``data/``, ``helpers/``, ``pyproject.toml``, ``requirements.txt``).
+        The course root (``notebooks/``, ``data/``, ``helpers/``, ``docs/``, ``pyproject.toml``,
+        ``requirements.txt``, ``nbgrader_config.py``).
     out : path
         The folder to create.
     force : bool
@@ -139,7 +339,8 @@ def build_bundle(root: str | os.PathLike, out: str | os.PathLike, *, force: bool
     Returns
     -------
     Path
-        ``out``, holding ``notebooks/``, ``data/``, the wheel, ``requirements.txt`` and ``README.md``.
+        ``out``, holding ``notebooks/``, ``data/``, the two wheels, ``requirements.txt``, ``README.md``,
+        ``STUDENTS.md`` and ``GLOSSARY.md``.
 
     Raises
     ------
@@ -152,7 +353,8 @@ def build_bundle(root: str | os.PathLike, out: str | os.PathLike, *, force: bool
         hidden-test marker (the bundle is then removed).
     """
     root, out = Path(root).resolve(), Path(out).resolve()
-    for need in ("notebooks", "data", "helpers", "pyproject.toml", "requirements.txt"):
+    for need in ("notebooks", "data", "helpers", "pyproject.toml", "requirements.txt", "nbgrader_config.py",
+                 *(f"docs/{name}" for name in STUDENT_DOCS)):
         if not (root / need).exists():
             raise FileNotFoundError(f"No {need} in {root}; run `python -m helpers bundle OUT` from the course root.")
     notebooks = sorted((root / "notebooks").glob("*/*.ipynb"))
@@ -169,11 +371,15 @@ def build_bundle(root: str | os.PathLike, out: str | os.PathLike, *, force: bool
         shutil.copytree(root / "notebooks", out / "notebooks", ignore=_IGNORE)
         shutil.copytree(root / "data", out / "data", ignore=_IGNORE)
         wheel = _build_wheel(root, out)
+        version = wheel.name.split("-")[1]
+        settings = write_settings_wheel(out, version, student_settings(root))
         lines = ["# The course's Python packages. From this folder: pip install -r requirements.txt",
-                 f"./{wheel.name}", *student_requirements(root)]
+                 f"./{wheel.name}", f"./{settings.name}", *student_requirements(root)]
         (out / "requirements.txt").write_text("\n".join(lines) + "\n")
         title = (root / "README.md").read_text().splitlines()[0].lstrip("# ").strip()
-        (out / "README.md").write_text(README.format(title=title))
+        (out / "README.md").write_text(README.format(title=title, python=minimum_python(root)))
+        for name in STUDENT_DOCS:
+            shutil.copy2(root / "docs" / name, out / name)
         _check_no_leaks(out)
     except BaseException:
         shutil.rmtree(out, ignore_errors=True)

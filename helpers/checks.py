@@ -172,10 +172,12 @@ def quiet():
     with :func:`explain`'s message, so a raw NumPy error is never the only feedback (the original
     exception stays attached as its cause, and the student's traceback still shows the line).
 
-    Returns
-    -------
-    contextlib.AbstractContextManager
-        Use as ``with quiet(): ...``.
+    Use as ``with quiet(): ...`` (a ``contextlib.contextmanager``).
+
+    Yields
+    ------
+    None
+        The body of the ``with`` statement runs at this point.
 
     Raises
     ------
@@ -194,6 +196,9 @@ def quiet():
 
 def check_callable(obj, name: str):
     """Assert that ``obj`` is a function (or another callable).
+
+    A test cell calls it before calling ``obj``, so a name that holds something other than a
+    function gets this message instead of a ``TypeError`` from the call.
 
     Parameters
     ----------
@@ -216,7 +221,10 @@ def check_callable(obj, name: str):
 
 
 def check_type(value, types, what: str):
-    """Assert that ``value`` is of one of ``types`` (its real class: ``__class__`` cannot lie here).
+    """Assert that ``value`` is of one of ``types``.
+
+    The class checked is ``type(value)``, which an object cannot fake (its ``__class__`` can
+    lie); subclasses count.
 
     Parameters
     ----------
@@ -244,6 +252,9 @@ def check_type(value, types, what: str):
 
 def check_shape(value, shape: tuple, what: str):
     """Assert that ``numpy.asarray(value)`` has shape ``shape``.
+
+    ``numpy.asarray`` is the module's own reference, taken at import, so a notebook that patches
+    NumPy changes nothing; a list of lists has the shape of its array.
 
     Parameters
     ----------
@@ -318,7 +329,10 @@ def check_close(actual, expected, what: str, *, rtol: float = 1e-6, atol: float 
 
 
 def check_raises(func, exc_types, what: str):
-    """Assert that ``func()`` raises one of ``exc_types`` (any other outcome fails with ``what``).
+    """Assert that ``func()`` raises one of ``exc_types``.
+
+    Any other outcome fails with ``what``: an exception of another class (the message names it)
+    or a normal return.
 
     Parameters
     ----------
@@ -368,11 +382,13 @@ def check_unchanged(func, *args, what: str, **kwargs):
     ----------
     func : callable
         The student's function.
-    *args, **kwargs
-        Its arguments; each NumPy array (or list of arrays) among them is compared, exactly,
-        with a copy taken before the call.
+    *args
+        Its positional arguments; each NumPy array (or list of arrays) among them is compared,
+        exactly, with a copy taken before the call.
     what : str
         The call, for the message (e.g. ``"cosine(u, v)"``).
+    **kwargs
+        Its keyword arguments, compared in the same way.
 
     Returns
     -------
@@ -438,7 +454,7 @@ _LIBRARIES = ("numpy", "scipy", "matplotlib", "pandas", "functools", "collection
 
 
 def reference_calls(func, names=None) -> list[str]:
-    """Names of the course's (``helpers``) functions that ``func`` uses, wherever it keeps them.
+    """List the course's (``helpers``) functions that ``func`` uses, wherever it keeps them.
 
     Reads the bytecode and the function object, following:
 
@@ -737,6 +753,10 @@ _LOOPS_IN_DISGUISE = frozenset({"vectorize", "apply_along_axis", "map", "frompyf
 def python_loops(func) -> list[str]:
     """The loop constructs (``for``, ``while``, comprehensions) in the code of ``func``.
 
+    Read from the bytecode, not the source: a ``FOR_ITER`` instruction or a backward jump is a
+    loop, in ``func``'s code and in every code object nested in it. A loop in a comment or a
+    string does not count.
+
     Parameters
     ----------
     func : function
@@ -781,6 +801,9 @@ def _own_functions(func) -> list:
 
 def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint: str = ""):
     """Assert that ``func`` has no Python loop (``for``, ``while``, comprehension) or loop in disguise.
+
+    Loop statements are found in the bytecode (:func:`python_loops`); loops in disguise by the
+    functions ``func`` calls (see ``follow``).
 
     Parameters
     ----------

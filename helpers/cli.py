@@ -1,4 +1,4 @@
-"""Command line: ``python -m helpers replicate`` (the whole replication, headless), ``grade`` and ``bundle`` (instructors) and ``site`` (the course as a website).
+"""Command line: ``python -m helpers replicate`` (the whole replication, headless), ``grade``, ``feedback`` and ``bundle`` (instructors) and ``site`` (the course as a website).
 
 Prints the Table 1 comparison (original IAT, paper, this embedding) and the WEFAT correlations,
 writes the figures to ``--out`` (PNG, SVG or PDF: ``--format``, ``--dpi``) and, with ``--json FILE``, the
@@ -200,7 +200,7 @@ def format_report(doc: dict) -> str:
 
 
 def _grade(args) -> int:
-    from .grading import grade_class, summary
+    from .grading import GradingStopped, blocking_failures, grade_class, summary
 
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
@@ -208,16 +208,19 @@ def _grade(args) -> int:
     try:
         reports = grade_class(".", assignments=args.assignments or None, workers=args.workers,
                               sandbox=not args.no_sandbox, force=args.force, feedback=not args.no_feedback,
-                              export=args.export, scheduler=args.scheduler)
+                              export=args.export, scheduler=args.scheduler, log=print)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except GradingStopped as exc:
+        print(f"error: grading stopped before any submission was graded.\n{exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:  # helpers.sandbox.SandboxError says how to install bubblewrap
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"{'assignment':<30} {'student':<20} {'score':>11}")
     for r in reports:
-        note = "" if r.success else f"  (autograde failed: {r.error.strip().splitlines()[-1] if r.error.strip() else 'see nbgrader log'})"
+        note = "" if r.success else "  (autograde failed: see the errors below)"
         note += "  (late)" if r.seconds_late > 0 else ""
         note += "  (skipped: unchanged since last graded)" if r.skipped else ""
         note += f"  FLAGGED ({len(r.flags)})" if r.flags else ""
@@ -227,14 +230,57 @@ def _grade(args) -> int:
         print("\nFlags for a person (also in flags.csv and the formgrader's manual grading):")
         for f in flags:
             print(f"  {f['assignment']} {f['student']} {f['notebook']} {f['cell'] or '(whole notebook)'}: {f['reason']}")
+    errors: dict[str, list[str]] = {}
+    for r in reports:
+        if not r.success:
+            errors.setdefault(r.error.strip() or "nbgrader gave no reason", []).append(f"{r.assignment}/{r.student}")
+    if errors:
+        print("\nErrors (the submissions nbgrader could not grade):")
+        for error, who in errors.items():
+            print(f"  {', '.join(who[:5])}{f' and {len(who) - 5} more' if len(who) > 5 else ''}: {error}")
     n = summary(reports)
     print(f"\n{len(reports)} submission(s): {n['graded']} graded, {n['skipped']} skipped (unchanged; --force "
           f"regrades), {n['failed']} failed, {n['flagged']} flagged")
-    if args.export:
+    failed = blocking_failures(reports)
+    if args.export and failed:
+        stem = Path(args.export)
+        print(f"No exports written: {len(failed)} submission(s) could not be graded (errors above). {stem} and the "
+              f"other exports, if any, are those of an earlier run. Fix the cause and run again: what was graded "
+              f"is skipped.")
+    elif args.export:
         stem = Path(args.export)
         print(f"Grades written to {stem} and {stem.with_name(stem.stem + '_lms.csv')}; per-question statistics "
-              f"to {stem.with_name('question_stats.csv')} (plot: .png); flags to {stem.with_name('flags.csv')}")
+              f"to {stem.with_name('question_stats.csv')} (plot: .png); open flags to {stem.with_name('flags.csv')}")
+    if not args.no_feedback:
+        print("Feedback written to feedback/; after grading by hand, run `python -m helpers feedback` to write "
+              "it again with your grades.")
     return 0 if all(r.success for r in reports) else 1
+
+
+def _feedback(args) -> int:
+    from .grading import regenerate_feedback
+
+    try:
+        reports = regenerate_feedback(".", args.assignments or None, lms=args.lms)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not reports:
+        print("error: no autograded submission in autograded/: grade first (python -m helpers grade)", file=sys.stderr)
+        return 2
+    status = 0
+    for r in reports:
+        if r.error:
+            print(f"{r.assignment}: feedback failed: {r.error}", file=sys.stderr)
+            status = 1
+            continue
+        print(f"{r.assignment}: feedback written for {len(r.students)} submission(s) to feedback/<student>/{r.assignment}/")
+        if r.waiting:
+            print(f"  still waiting for manual grading (their feedback shows those cells ungraded): "
+                  f"{', '.join(r.waiting)}")
+        if r.lms_files:
+            print(f"  for the LMS: {len(r.lms_files)} file(s) in {r.lms_files[0].parent}/ (<student>_<notebook>.html)")
+    return status
 
 
 def _bundle(args) -> int:
@@ -273,7 +319,7 @@ def _site(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m helpers``: the ``replicate``, ``grade``, ``bundle`` and ``site`` commands.
+    """``python -m helpers``: the ``replicate``, ``grade``, ``feedback``, ``bundle`` and ``site`` commands.
 
     Parameters
     ----------
@@ -283,8 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 2 for an unusable embedding or course folder (a one-line
-        ``error:`` on stderr), 1 when autograding failed for a submission.
+        The exit status: 0 on success, 2 for an unusable embedding or course folder, or grading
+        stopped before any submission (an ``error:`` on stderr saying why), 1 when autograding failed
+        for a submission (then no export is written) or feedback could not be written.
     """
     parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -304,9 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--quiet", action="store_true", help="print nothing but errors")
     rep.add_argument("--extended", action="store_true", help="also the lexicon WEATs of notebook 10 (Empath "
                      "categories, large SSA name lists, before and after projecting the gender direction out)")
-    gr = sub.add_parser("grade", help="instructors: autograde every submission in submitted/, write feedback "
-                        "and grades.csv (run from the course root)")
-    gr.add_argument("assignments", nargs="*", help="assignment names (default: every assignment in solutions/)")
+    gr = sub.add_parser("grade", help="instructors: check the grading environment on the worked solutions, then "
+                        "autograde every submission in submitted/, write feedback and grades.csv (run from the course root)")
+    gr.add_argument("assignments", nargs="*", help="assignment names (default: every assignment someone submitted)")
     gr.add_argument("--no-feedback", action="store_true", help="do not generate feedback HTML")
     gr.add_argument("--export", default="grades.csv", metavar="FILE", help="CSV of all grades (default grades.csv); "
                     "grades_lms.csv, question_stats.csv/.png and flags.csv are written next to it")
@@ -319,6 +366,11 @@ def main(argv: list[str] | None = None) -> int:
                     "needs pip install .[cluster] (docs/SYSADMIN.md)")
     gr.add_argument("--no-sandbox", action="store_true",
                     help="run student code without the bubblewrap sandbox (only for code you trust: see docs/INSTRUCTORS.md)")
+    fb = sub.add_parser("feedback", help="instructors: write the feedback HTML again with the gradebook's current "
+                        "scores (run it after grading by hand)")
+    fb.add_argument("assignments", nargs="*", help="assignment names (default: every assignment in autograded/)")
+    fb.add_argument("--lms", metavar="DIR", default=None, help="also copy each student's feedback to "
+                    "DIR/<assignment>/<student>_<notebook>.html, to upload to an LMS")
     bu = sub.add_parser("bundle", help="instructors: write the student distribution (released notebooks, data, the "
                         "course package as a wheel, requirements.txt) to OUT, with no solutions or hidden tests")
     bu.add_argument("out", metavar="OUT", help="folder to create")
@@ -338,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
         return _site(args)
     if args.command == "grade":
         return _grade(args)
+    if args.command == "feedback":
+        return _feedback(args)
     if args.command == "bundle":
         return _bundle(args)
     if args.n_resamples < 1:

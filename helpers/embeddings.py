@@ -29,12 +29,17 @@ __all__ = [
     "lookup", "vectors", "check_words", "Lookup", "EmbeddingFormatError",
 ]
 
+#: What :func:`load_default` loads, in words (for titles and reports).
 DEFAULT_NAME = "GloVe 6B 50d (Wikipedia 2014 + Gigaword 5, 400,000 lower-case words)"
 CASE_MODES = ("auto", "exact", "lower")
 
 
 class EmbeddingFormatError(ValueError):
-    """A file could not be read as a word embedding (the message says where and why)."""
+    """A file could not be read as a word embedding (the message says where and why).
+
+    A ``ValueError``, raised by :func:`load_embedding` and :func:`convert_text_embedding`, and by
+    :func:`load_default` when the installed default embedding is inconsistent.
+    """
 
 
 def _default_files() -> tuple[Path, Path]:
@@ -168,13 +173,17 @@ def convert_text_embedding(
 
     Parameters
     ----------
-    path : path to the text file.
-    out : where to write the ``KeyedVectors`` file.
-    progress : show a tqdm progress bar (on stderr) while converting.
+    path : str or os.PathLike
+        The text file.
+    out : str, os.PathLike or None
+        Where to write the ``KeyedVectors`` file (default: ``path`` + ``.kv``).
+    progress : bool
+        Show a tqdm progress bar (on stderr) while converting.
 
     Returns
     -------
-    Path of the written ``KeyedVectors`` file.
+    pathlib.Path
+        The written ``KeyedVectors`` file.
 
     Raises
     ------
@@ -322,7 +331,10 @@ def load_embedding(
 # ---------------------------------------------------------------------------------------------
 
 def is_uncased(kv: KeyedVectors, sample: int = 20000) -> bool:
-    """True when none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B).
+    """Tell whether none of the first ``sample`` words has an upper-case letter (e.g. GloVe 6B).
+
+    The case rule ``"auto"`` of :func:`lookup` searches an uncased embedding in lower case and a
+    cased one exactly as written.
 
     Parameters
     ----------
@@ -360,8 +372,11 @@ def _key(kv: KeyedVectors, word: str, case: str) -> str | None:
 
 
 @dataclass
-class Lookup:
+class Lookup:  # numpydoc ignore=PR01
     """Result of :func:`lookup`: the words found (as written), their keys, vectors and the missing words.
+
+    ``words`` and ``missing_words`` keep the spelling of the list (e.g. ``Einstein``); ``keys`` are
+    the embedding's (``einstein`` in an uncased embedding).
 
     Attributes
     ----------
@@ -382,7 +397,10 @@ class Lookup:
 
 
 def check_words(words: Iterable[str], what: str = "the word list") -> list[str]:
-    """The word list as a list, after checking that it is a list of strings (the one place that does).
+    """Return the word list as a list, after checking that it is a list of strings.
+
+    The one place in the course that checks a word list, so every function that takes words
+    gives the same message for the same mistake.
 
     Parameters
     ----------

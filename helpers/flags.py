@@ -16,7 +16,8 @@ The pieces: :func:`add_flag` and :func:`notebook_flags` work on the notebook bei
 flags live in its metadata under ``"course_flags"``); :class:`SaveFlags` is the nbgrader
 preprocessor, placed after ``SaveAutoGrades`` in ``Autograde.autograde_preprocessors`` (see
 ``nbgrader_config.py``), that writes them to the gradebook; :func:`read_flags` reads them back
-from the gradebook, so plain ``nbgrader autograde`` flags too.
+from the gradebook, so plain ``nbgrader autograde`` flags too; :func:`open_flags` those a person has
+not resolved yet (what ``flags.csv`` lists, for every assignment, until then).
 
 nbgrader's autograde runs two passes (sanitize, then execute) on a notebook written to disk in
 between: flags kept in the notebook's metadata survive it. ``ClearMetadataPreprocessor`` runs in
@@ -32,7 +33,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 
 __all__ = ["METADATA_KEY", "PREFIX", "add_flag", "notebook_flags", "grade_id", "safe_name", "SaveFlags", "read_flags",
-           "flag_submission"]
+           "open_flags", "flag_submission"]
 
 METADATA_KEY = "course_flags"
 PREFIX = "FLAGGED: "
@@ -233,6 +234,44 @@ def read_flags(db_url: str, assignments=None) -> list[dict]:
                                             "reason": m["reason"]})
     out.sort(key=lambda f: (f["assignment"], f["student"], f["notebook"]))
     return out
+
+
+def open_flags(db_url: str, assignments=None) -> list[dict]:
+    """The flags no person has resolved yet, of every assignment (or of ``assignments``).
+
+    A flag is resolved when a person has dealt with its notebook in the formgrader: every cell of it
+    that waited for manual grading has been graded (the flagged cells are among them), or the
+    notebook's flag was switched off (the formgrader's flag button). Until then it stays open, whatever
+    assignment a later run grades. A regrade that raises it again reopens it.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook.
+    assignments : iterable of str, optional
+        Only these assignments (default: all).
+
+    Returns
+    -------
+    list of dict
+        As :func:`read_flags`, only the open ones.
+    """
+    from nbgrader.api import Gradebook
+
+    flags = read_flags(db_url, assignments)
+    if not flags:
+        return []
+    wanted = {(f["assignment"], f["student"], f["notebook"]) for f in flags}
+    still = set()
+    with Gradebook(db_url) as gb:
+        for a, s, n in wanted:
+            try:
+                snb = gb.find_submission_notebook(n, a, s)
+            except Exception:  # noqa: BLE001 - MissingEntry: nothing left to resolve
+                continue
+            if snb.flagged and any(g.needs_manual_grade for g in snb.grades):
+                still.add((a, s, n))
+    return [f for f in flags if (f["assignment"], f["student"], f["notebook"]) in still]
 
 
 def flag_submission(db_url: str, assignment: str, student: str, reason: str) -> bool:

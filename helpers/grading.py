@@ -1,9 +1,23 @@
 """Grading a whole class in one command: ``python -m helpers grade`` (run from the course root).
 
-For every assignment in ``solutions/`` and every student folder in ``submitted/<student>/<assignment>/``
-this runs nbgrader's autograder, generates the feedback HTML (without hidden tests) and exports the
-grades. It reads ``nbgrader_config.py`` from the course root, like the ``nbgrader`` command, so a
-PostgreSQL gradebook (``CourseDirectory.db_url``) works the same.
+For every assignment someone submitted (a ``submitted/<student>/<assignment>/`` folder) and every
+such student folder this runs nbgrader's autograder, generates the feedback HTML (without hidden
+tests) and exports the grades. It reads ``nbgrader_config.py`` from the course root, like the
+``nbgrader`` command, so a PostgreSQL gradebook (``CourseDirectory.db_url``) works the same.
+
+Grading fails loudly, never quietly:
+
+* before any student, :func:`check_worked_solution` grades each assignment's worked solution as a
+  canary, in the same sandbox, kernel and judge, in a scratch gradebook: if it does not get every
+  automatic point, :class:`GradingStopped` says which cells and what error, and nothing is graded;
+  the gradebook must know the assignment with the source's graded cells (it is generated when it
+  is unknown or known only by a due date);
+* a submission nbgrader cannot grade reports nbgrader's real error (:func:`nbgrader_error`) and
+  leaves no record in the gradebook; a run with such a failure writes no export
+  (:func:`blocking_failures`);
+* exports cover the assignments that were given (:func:`given_assignments`), ``flags.csv`` every
+  open flag of every assignment (:func:`helpers.flags.open_flags`); :func:`regenerate_feedback`
+  (``python -m helpers feedback``) writes feedback again after manual grading, and copies it for an LMS.
 
 * :func:`grade_submission` grades one submission; :func:`grade_class` grades many in ``workers``
   processes at once (one progress bar) and skips submissions already graded whose files, and the
@@ -43,8 +57,10 @@ from nbgrader.utils import is_grade
 from traitlets import Float
 
 __all__ = ["GradeReport", "grade_submission", "grade_class", "load_course_config", "submission_hash",
-           "summary", "export_lms", "export_question_stats", "write_flags", "ShortTracebacks",
-           "LatePenaltyPerDay", "default_workers"]
+           "summary", "export_lms", "export_question_stats", "write_flags", "write_exports", "ShortTracebacks",
+           "LatePenaltyPerDay", "default_workers", "GradingStopped", "CanaryReport", "check_worked_solution",
+           "fill_worked_solution", "nbgrader_error", "submitted_assignments", "given_assignments",
+           "blocking_failures", "regenerate_feedback", "FeedbackReport", "autograded_assignments"]
 
 STATE_FILE = ".grading-state.json"   # in autograded/: {"<assignment>/<student>": {"sha256": ..., "died": ...}}
 SQLITE_TIMEOUT = 120                 # seconds a worker waits for another worker's gradebook write
@@ -149,14 +165,23 @@ def _read_flags(db_url: str, assignment: str, student: str | None = None) -> lis
     return [f for f in read_flags(db_url, [assignment]) if student is None or f["student"] == student]
 
 
-def _course(root, sandbox: bool):
-    """``(config, NbGraderAPI)`` for the course at ``root``; a SQLite gradebook gets a busy timeout."""
+def _course(root, sandbox: bool, scratch: Path | None = None):
+    """``(config, NbGraderAPI)`` for the course at ``root``; a SQLite gradebook gets a busy timeout.
+
+    With ``scratch`` (a folder), the gradebook and the release, submitted, autograded and feedback
+    folders are in ``scratch`` instead: the course's source, hidden tests, grader's secret, sandbox
+    and configuration are the course's own, nothing of the course's grading state is touched."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
     root = Path(root).resolve()
     cfg = load_course_config(root)
     cfg = _sandboxed(cfg, sandbox)
+    if scratch is not None:
+        scratch = Path(scratch).resolve()
+        cfg.CourseDirectory.db_url = f"sqlite:///{scratch / 'gradebook.db'}"
+        for step in ("release", "submitted", "autograded", "feedback"):
+            cfg.CourseDirectory[f"{step}_directory"] = str(scratch / step)
     url = CourseDirectory(config=cfg).db_url
     if url.startswith("sqlite:") and "timeout=" not in url:
         url += ("&" if "?" in url else "?") + f"timeout={SQLITE_TIMEOUT}"
@@ -264,6 +289,99 @@ def _score(gb, assignment: str, student: str) -> tuple[float, float, float]:
     return max(0.0, float(sub.score) - float(sub.late_submission_penalty or 0.0)), float(sub.max_score), late
 
 
+_GENERIC = ("Please see the", "There was an error processing", "Traceback (most recent call last)")
+
+
+def nbgrader_error(result: dict) -> str:
+    """The real cause of a failed nbgrader API call, in one line.
+
+    nbgrader's API returns ``{"success", "error", "log"}``; when a converter fails, ``error`` is only
+    "Please see the above traceback" and the cause is in ``log`` (its ``[ERROR]`` lines and the last
+    line of the traceback printed there).
+
+    Parameters
+    ----------
+    result : dict
+        What ``NbGraderAPI.autograde`` (or ``generate_assignment``, ``generate_feedback``) returned.
+
+    Returns
+    -------
+    str
+        The error messages of the log, joined by ``"; "`` (each once); the last line of ``error``
+        when the log has none; ``""`` for a success.
+    """
+    if result.get("success"):
+        return ""
+    messages: list[str] = []
+
+    def add(text: str) -> None:
+        text = text.strip()
+        if text and not text.startswith(_GENERIC) and not any(text in m for m in messages):
+            messages.append(text)
+
+    lines = (result.get("log") or "").splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("[ERROR]"):
+            text = line[len("[ERROR]"):].strip()
+            if text.startswith("Traceback (most recent call last)"):
+                block = []
+                i += 1
+                while i < len(lines) and (lines[i].startswith((" ", "\t")) or not lines[i].strip()):
+                    if lines[i].strip():
+                        block.append(lines[i].strip())
+                    i += 1
+                if block:  # "package.module.SomeError: message": the message, named by its class
+                    name, _, message = block[-1].partition(": ")
+                    add(f"{name.rsplit('.', 1)[-1]}: {message}" if message else name)
+                continue
+            add(text)
+        i += 1
+    if not messages:
+        tail = [x for x in (result.get("error") or "").strip().splitlines() if x.strip()]
+        messages.append(tail[-1].strip() if tail else "nbgrader failed without saying why (run it with --debug)")
+    return "; ".join(messages)
+
+
+def _has_submission(gb, assignment: str, student: str) -> bool:
+    from nbgrader.api import MissingEntry
+
+    try:
+        gb.find_submission(assignment, student)
+    except MissingEntry:
+        return False
+    return True
+
+
+def _has_student(gb, student: str) -> bool:
+    from nbgrader.api import MissingEntry
+
+    try:
+        gb.find_student(student)
+    except MissingEntry:
+        return False
+    return True
+
+
+def _forget(db_url: str, assignment: str, student: str, *, student_too: bool) -> None:
+    """Remove what a failed autograde left in the gradebook: the submission record (and the student,
+    when grading created it and it has no other submission), so the gradebook is as it was."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(db_url) as gb:
+        try:
+            gb.remove_submission(assignment, student)
+        except MissingEntry:
+            pass
+        if student_too:
+            try:
+                if not gb.find_student(student).submissions:
+                    gb.remove_student(student)
+            except MissingEntry:
+                pass
+
+
 def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, sandbox: bool = True,
                      feedback: bool = True) -> GradeReport:
     """Autograde one submission (and write its feedback), keeping the work of human graders.
@@ -285,7 +403,9 @@ def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, 
     Returns
     -------
     GradeReport
-        ``success`` is False, with nbgrader's error, when nbgrader could not grade it.
+        ``success`` is False, with nbgrader's error (:func:`nbgrader_error`), when nbgrader could not
+        grade it; a submission the gradebook did not have before is then removed from it again (and
+        the student, when grading created the record), so a failure leaves no empty record behind.
 
     Notes
     -----
@@ -301,8 +421,12 @@ def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, 
     autograded = Path(api.coursedir.format_path(api.coursedir.autograded_directory, student, assignment))
     with Gradebook(db_url) as gb:
         before = _manual_grades(gb, assignment, student, autograded)
+        existed, student_existed = _has_submission(gb, assignment, student), _has_student(gb, student)
     result = api.autograde(assignment, student, force=True, create=True)
-    ok, error = bool(result.get("success")), result.get("error") or ""
+    ok = bool(result.get("success"))
+    error = "" if ok else nbgrader_error(result)
+    if not ok and not existed:  # nbgrader created an empty submission record before it failed
+        _forget(db_url, assignment, student, student_too=not student_existed)
     flags = _read_flags(db_url, assignment, student)
     if ok and before:
         flagged = {(f["notebook"], f["cell"]) for f in flags}
@@ -320,13 +444,303 @@ def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, 
     if ok and feedback:
         res = api.generate_feedback(assignment, student, force=True)
         if not res.get("success"):
-            ok, error = False, "generate_feedback failed: " + (res.get("error") or "")
+            ok, error = False, "generate_feedback failed: " + nbgrader_error(res)
     with Gradebook(db_url) as gb:
         try:
             score, max_score, late = _score(gb, assignment, student)
         except MissingEntry:
             score, max_score, late = 0.0, 0.0, 0.0
     return GradeReport(assignment, student, score, max_score, ok, error, flags, False, late)
+
+
+# ---------------------------------------------------------------------------------------------
+# Before any student: what grading needs, and the worked solution as a canary
+# ---------------------------------------------------------------------------------------------
+
+class GradingStopped(RuntimeError):
+    """Grading stopped before any submission was graded; the message says why and what to do."""
+
+
+CANARY = "worked-solution"   # the canary's student id, in its own scratch gradebook only
+# written in two parts so that this file, if it ever ships to students, holds no marker line
+SOLUTION_MARKERS = ("### BEGIN " + "SOLUTION", "### END " + "SOLUTION")
+
+
+@dataclass
+class CanaryReport:
+    """The worked solution of one assignment graded like a submission (:func:`check_worked_solution`):
+    whether it got every automatic point, why not (for a person), the graded cells of a fresh
+    ``generate_assignment`` (``{(notebook, grade_id): (max_score, cell_type)}``) and the seconds it took."""
+
+    assignment: str
+    ok: bool
+    reason: str = ""
+    cells: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def fill_worked_solution(release_nb, source_nb):
+    """The released notebook with every answer cell's content taken from the worked solution.
+
+    Cells are matched by ``grade_id``; the ``### BEGIN/END SOLUTION`` lines are dropped. This is
+    what a student who solved everything hands in: the release (its checksums and locked cells
+    unchanged) with the answers typed in.
+
+    Parameters
+    ----------
+    release_nb, source_nb : nbformat.NotebookNode
+        The released notebook and its source (``solutions/<a>/<nb>.ipynb``).
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        A new notebook; ``release_nb`` is not changed.
+
+    Raises
+    ------
+    ValueError
+        An answer cell of the source is not in the release (the release is out of date).
+    """
+    import copy
+
+    from .flags import grade_id
+
+    def answer(cell) -> bool:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        return bool(meta.get("solution")) and bool(grade_id(cell))
+
+    answers = {grade_id(c): "\n".join(x for x in "".join(c.source).split("\n") if x.strip() not in SOLUTION_MARKERS)
+               for c in source_nb.cells if answer(c)}
+    nb = copy.deepcopy(release_nb)
+    filled = set()
+    for cell in nb.cells:
+        if answer(cell) and grade_id(cell) in answers:
+            cell.source = answers[grade_id(cell)]
+            filled.add(grade_id(cell))
+    if set(answers) - filled:
+        raise ValueError(f"answer cells {sorted(set(answers) - filled)} of the worked solution are not in the release")
+    return nb
+
+
+def _first_error(nb) -> tuple[int, str] | None:
+    """``(cell number from 1, "Name: message")`` of the first error output in a graded notebook."""
+    for k, cell in enumerate(nb.cells, 1):
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if out.get("output_type") == "error":
+                return k, _one_line(f"{out.get('ename', 'Error')}: {out.get('evalue', '')}")
+    return None
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _kernel_hint(cfg) -> str:
+    """Where the grading kernel's Python is, for a kernel that cannot import the course package."""
+    name = cfg.get("ExecutePreprocessor", {}).get("kernel_name") or "python3"
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        spec = KernelSpecManager().get_kernel_spec(name)
+        where = f"kernel spec {name!r} ({spec.resource_dir}) runs {spec.argv[0]}"
+    except Exception as exc:  # noqa: BLE001 - a hint only
+        where = f"kernel spec {name!r} cannot be found ({type(exc).__name__}: {exc})"
+    return (f" The grading kernel cannot import the course package: the {where}. It must be the course "
+            f"environment's Python, in which `python -c 'import helpers'` works (`jupyter kernelspec list`; "
+            f"`python -m ipykernel install --user --name {name}` from the activated course environment "
+            f"registers it), and the sandbox must be able to read that package (docs/INSTRUCTORS.md, "
+            f"'Sandboxed grading').")
+
+
+def _scratch_gradebook(path: Path) -> None:
+    """An empty SQLite gradebook at ``path``, made in this process.
+
+    nbgrader makes a new gradebook by running the ``alembic`` command to learn the schema's version
+    (a second Python process: more CPU than the canary's release); here its tables are created
+    directly and the version is read from nbgrader's migration scripts."""
+    import nbgrader
+    from nbgrader.api import Base
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(f"sqlite:///{path}", future=True)
+    try:
+        Base.metadata.create_all(bind=engine)
+        try:
+            from alembic.script import ScriptDirectory
+
+            head = ScriptDirectory(str(Path(nbgrader.__file__).parent / "alembic")).get_current_head()
+        except Exception:  # noqa: BLE001 - the version only matters to `nbgrader db upgrade`
+            head = None
+        if head:
+            with engine.begin() as conn:
+                conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+                conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": head})
+    finally:
+        engine.dispose()
+
+
+def check_worked_solution(root: str | os.PathLike, assignment: str, *, sandbox: bool = True,
+                          feedback: bool = True) -> CanaryReport:
+    """Grade the worked solution of ``assignment`` exactly as a submission is graded, in a scratch folder.
+
+    The canary: ``solutions/<assignment>`` is generated into a scratch gradebook and release, the
+    worked solution is filled into that release (:func:`fill_worked_solution`) and autograded by the
+    course's configuration (the same sandbox, kernel, judge, hidden tests and grader's secret as the
+    students), and its feedback is generated. It must get every automatic point with no flag. Nothing
+    of the course's gradebook or folders is written; the scratch folder is removed.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    assignment : str
+        A folder of the source directory.
+    sandbox, feedback : bool
+        As in :func:`grade_submission`.
+
+    Returns
+    -------
+    CanaryReport
+        ``ok`` False with ``reason`` (which cells, what error, what to do) when anything fell short.
+    """
+    import shutil
+    import tempfile
+
+    import nbformat
+    from nbgrader.api import Gradebook
+
+    from .flags import read_flags
+
+    t0 = time.perf_counter()
+    root = Path(root).resolve()
+    scratch = Path(tempfile.mkdtemp(prefix="weat-canary-"))
+    what = (f"{assignment}: the worked solution (solutions/{assignment} filled into its release), graded like a "
+            "submission before any student,")
+
+    def stop(reason: str, cells=None) -> CanaryReport:
+        return CanaryReport(assignment, False, what + reason, cells or {}, time.perf_counter() - t0)
+
+    try:
+        cfg, api = _course(root, sandbox, scratch=scratch)
+        source = root / cfg.CourseDirectory.get("source_directory", "source") / assignment
+        if not sorted(source.glob("*.ipynb")):
+            return stop(f" cannot be graded: {source} holds no notebook.")
+        _scratch_gradebook(scratch / "gradebook.db")
+        with _bin_on_path():
+            res = api.generate_assignment(assignment, force=True, create=True)
+        if not res.get("success"):
+            return stop(f" could not be generated (nbgrader generate_assignment): {nbgrader_error(res)}")
+        release = scratch / "release" / assignment
+        out = scratch / "submitted" / CANARY / assignment
+        out.mkdir(parents=True)
+        for path in sorted(release.glob("*.ipynb")):
+            filled = fill_worked_solution(nbformat.read(path, as_version=4),
+                                          nbformat.read(source / path.name, as_version=4))
+            nbformat.write(filled, out / path.name)
+        res = api.autograde(assignment, CANARY, force=True, create=True)
+        if not res.get("success"):
+            return stop(f" could not be autograded: {nbgrader_error(res)}")
+        db_url = api.coursedir.db_url
+        cells, short = {}, []
+        with Gradebook(db_url) as gb:
+            for snb in gb.find_submission(assignment, CANARY).notebooks:
+                for g in snb.grades:
+                    cells[(snb.name, g.name)] = (float(g.max_score), g.cell_type)
+                    if g.auto_score is not None and float(g.auto_score) < float(g.max_score):
+                        short.append((snb.name, g.name, float(g.auto_score), float(g.max_score)))
+        flags = read_flags(db_url)
+        if short or flags:
+            parts = []
+            if short:
+                parts.append("cells short of full marks: " + ", ".join(
+                    f"{n}.ipynb {c} {a:g}/{m:g}" for n, c, a, m in sorted(short)))
+            for f in flags:
+                parts.append(f"flagged: {f['notebook']}.ipynb {f['cell'] or '(whole notebook)'}: {_one_line(f['reason'])}")
+            first = []
+            for n in sorted({x[0] for x in short} | {f["notebook"] for f in flags}):
+                graded = scratch / "autograded" / CANARY / assignment / f"{n}.ipynb"
+                try:
+                    err = _first_error(nbformat.read(graded, as_version=4))
+                except (OSError, ValueError):
+                    err = None
+                if err:
+                    first.append(f"the first error in {n}.ipynb, cell {err[0]}: {err[1]}")
+            if any("helpers" in x and ("ModuleNotFoundError" in x or "ImportError" in x) for x in first):
+                todo = _kernel_hint(cfg).strip()
+            else:
+                todo = ("Grading would have been wrong for every student: fix the cause (the grading environment, "
+                        "the hidden tests or the worked solution), then grade again.")
+            reason = " did not get full marks:\n" + "".join(f"  - {x}\n" for x in parts + first) + "  " + todo
+            return stop(reason, cells)
+        if feedback:
+            res = api.generate_feedback(assignment, CANARY, force=True)
+            if not res.get("success"):
+                return stop(f" got full marks but its feedback could not be generated: {nbgrader_error(res)}", cells)
+        return CanaryReport(assignment, True, "", cells, time.perf_counter() - t0)
+    except Exception as exc:  # noqa: BLE001 - whatever it is, it stops grading with its message
+        return stop(f" could not be graded: {type(exc).__name__}: {_one_line(exc)}")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _gradebook_exists(db_url: str) -> bool:
+    """False only for a SQLite gradebook whose file does not exist yet (opening it would create it)."""
+    if not db_url.startswith("sqlite:///"):
+        return True
+    path = db_url[len("sqlite:///"):].split("?", 1)[0]
+    return path in ("", ":memory:") or Path(path).exists()
+
+
+def _prepare_gradebook(api, db_url: str, names: list[str], canaries: dict) -> list[str]:
+    """Make the gradebook ready to grade ``names``: an assignment it does not know, or knows without
+    notebooks (a due date set before ``generate_assignment``), is generated now (empty submission
+    records an earlier failed run left are removed first: they hold no grade). The graded cells it
+    holds must be those of the source (``canaries``' fresh generation). Returns notes for the person.
+
+    Raises
+    ------
+    GradingStopped
+        generate_assignment failed, or the gradebook's cells differ from the source's.
+    """
+    from nbgrader.api import Gradebook, MissingEntry
+
+    notes = []
+    with _bin_on_path():
+        for a in names:
+            with Gradebook(db_url) as gb:
+                try:
+                    known = gb.find_assignment(a)
+                except MissingEntry:
+                    known = None
+                generate = known is None or not known.notebooks
+                if known is not None and generate:
+                    empty = [s.student.id for s in gb.assignment_submissions(a) if not s.notebooks]
+                    for student in empty:
+                        gb.remove_submission(a, student)
+                    if empty:
+                        notes.append(f"{a}: removed {len(empty)} empty submission record(s) an earlier failed run left")
+            if generate:
+                res = api.generate_assignment(a, force=True, create=True)
+                if not res.get("success"):
+                    raise GradingStopped(f"{a}: nbgrader generate_assignment failed, so no submission was graded: "
+                                         f"{nbgrader_error(res)}")
+                notes.append(f"{a}: generated into the gradebook (it had {'no notebooks' if known else 'no record'})")
+            report = canaries.get(a)
+            if report is None or not report.cells:
+                continue
+            with Gradebook(db_url) as gb:
+                have = {(nb.name, c.name): (float(c.max_score), c.cell_type)
+                        for nb in gb.find_assignment(a).notebooks for c in nb.grade_cells}
+            if have != report.cells:
+                diff = sorted(set(have.items()) ^ set(report.cells.items()))
+                names_ = ", ".join(sorted({f"{n}.ipynb {c}" for (n, c), _ in diff}))
+                raise GradingStopped(
+                    f"{a}: the gradebook's graded cells differ from solutions/{a} ({names_}): the assignment changed "
+                    f"after it was generated, so no submission was graded. Run `nbgrader generate_assignment {a} "
+                    f"--force` (and hand out the new release if the students' notebooks changed), then grade again "
+                    f"with --force.")
+    return notes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -437,17 +851,86 @@ def _save_state(root: Path, state: dict) -> None:
     tmp.replace(path)
 
 
+def _canary_job(root: str, assignment: str, sandbox: bool, feedback: bool) -> CanaryReport:
+    return check_worked_solution(root, assignment, sandbox=sandbox, feedback=feedback)
+
+
+def _run_canaries(root: Path, names: list[str], workers: int, sandbox: bool, feedback: bool, path: str,
+                  scheduler: str | None) -> dict:
+    """:func:`check_worked_solution` of each assignment, where the submissions will be graded (local
+    worker processes, or the Dask cluster); ``{assignment: CanaryReport}``."""
+    from concurrent.futures import as_completed
+
+    out = {}
+
+    def collect(pool):
+        futures = {pool.submit(_canary_job, str(root), a, sandbox, feedback): a for a in names}
+        for fut in as_completed(futures):
+            a = futures[fut]
+            try:
+                out[a] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a worker that died: the canary failed
+                out[a] = CanaryReport(a, False, f"{a}: the process grading the worked solution failed: "
+                                                f"{type(exc).__name__}: {_one_line(exc)}")
+
+    if scheduler:
+        from .cluster import executor
+
+        with executor(scheduler, root) as pool:
+            collect(pool)
+    else:
+        with _local_pool(max(1, min(workers, len(names))), path) as pool:
+            collect(pool)
+    return out
+
+
+def submitted_assignments(root: str | os.PathLike = ".") -> list[str]:
+    """The assignments of the source directory that at least one student has submitted.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+
+    Returns
+    -------
+    list of str
+        Sorted names: those with a ``submitted/<student>/<assignment>/`` folder.
+    """
+    cfg, api = _course(root, sandbox=False)
+    source = Path(root).resolve() / cfg.CourseDirectory.get("source_directory", "source")
+    names = sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith(".")) if source.is_dir() else []
+    return [a for a in names if api.get_submitted_students(a)]
+
+
+def blocking_failures(reports: list[GradeReport]) -> list[GradeReport]:
+    """The submissions nbgrader could not grade (a failed run: no export is written).
+
+    A submission whose grading process died even alone is not among them: it is flagged for a
+    person, and it would fail again on every run.
+    """
+    return [r for r in reports if not r.success and not r.died]
+
+
 def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None = None, workers: int | None = None,
                 sandbox: bool = True, force: bool = False, feedback: bool = True, export: str | None = "grades.csv",
-                progress: bool = True, scheduler: str | None = None) -> list[GradeReport]:
-    """Autograde every submission of every assignment (or of ``assignments``), then export.
+                progress: bool = True, scheduler: str | None = None, canary: bool = True,
+                log=None) -> list[GradeReport]:
+    """Autograde every submitted assignment (or ``assignments``), then export.
+
+    Before any submission is graded, each assignment that has a submission to grade is checked: its
+    worked solution is graded as a canary (:func:`check_worked_solution`, in the same sandbox, with
+    the same judge, where the submissions will be graded) and must get every automatic point; the
+    gradebook must know the assignment (it is generated when it does not, or knows it without
+    notebooks) with the source's graded cells. Otherwise :class:`GradingStopped` says why, and no
+    submission is graded.
 
     Parameters
     ----------
     root : path
         The course root (the folder with ``nbgrader_config.py``).
     assignments : list of str, optional
-        Default: every folder of the source directory (``solutions/``).
+        Default: the assignments someone submitted (:func:`submitted_assignments`).
     workers : int, optional
         Submissions graded at once, each by :func:`grade_submission` in a worker process (default
         :func:`default_workers`, the number of cores). The grades do not depend on it.
@@ -456,8 +939,9 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     force : bool
         Regrade submissions whose files have not changed since they were last graded.
     export : str or None
-        nbgrader's CSV of all grades, relative to ``root``; ``grades_lms.csv``,
-        ``question_stats.csv``/``.png`` and ``flags.csv`` are written next to it. None: no exports.
+        nbgrader's CSV of the grades, relative to ``root``; ``grades_lms.csv``,
+        ``question_stats.csv``/``.png`` and ``flags.csv`` are written next to it (:func:`write_exports`).
+        None: no exports. Never written when a submission failed (:func:`blocking_failures`).
     progress : bool
         Show one progress bar (on stderr).
     scheduler : str, optional
@@ -465,6 +949,11 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         by its workers (:func:`helpers.cluster.executor`) instead of local processes, and
         ``workers`` is ignored. The workers must see the course folder at the same path and use
         the same gradebook (PostgreSQL for several machines): docs/SYSADMIN.md.
+    canary : bool
+        Grade the worked solutions first (default). Only tests that have just proved the same
+        environment switch it off.
+    log : callable, optional
+        Called with a line for the person (the canaries' times, the gradebook prepared).
 
     Returns
     -------
@@ -474,7 +963,11 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     Raises
     ------
     FileNotFoundError
-        No ``nbgrader_config.py`` in ``root``, or no submission to grade.
+        No ``nbgrader_config.py`` in ``root``, an assignment not in the source directory, or no
+        submission to grade.
+    GradingStopped
+        A worked solution did not get full marks, or the gradebook cannot be made ready: nothing
+        was graded, the gradebook and the exports are as they were.
     ValueError
         ``workers`` below 1.
     """
@@ -485,46 +978,61 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
 
     from .flags import flag_submission
 
+    log = log or (lambda line: None)
     root = Path(root).resolve()
     workers = default_workers() if workers is None else int(workers)
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}.")
     cfg, api = _course(root, sandbox)
     source = root / cfg.CourseDirectory.get("source_directory", "source")
-    names = assignments or sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if assignments:
+        unknown = [a for a in assignments if not (source / a).is_dir()]
+        if unknown:
+            raise FileNotFoundError(f"No assignment {', '.join(unknown)} in {source}/ (the assignments are the "
+                                    f"folders there).")
+        names = list(assignments)
+    else:
+        names = submitted_assignments(root)
     work = [(a, s) for a in names for s in sorted(api.get_submitted_students(a))]
     if not work:
-        raise FileNotFoundError(f"No submissions in {root / 'submitted'}/<student>/<assignment>/ for {', '.join(names)}.")
+        where = ", ".join(names) if names else "any assignment"
+        raise FileNotFoundError(f"No submissions in {root / 'submitted'}/<student>/<assignment>/ for {where}.")
     db_url = api.coursedir.db_url
-    with _bin_on_path():
-        with Gradebook(db_url) as gb:  # creates the gradebook (alembic) before any worker starts
-            known = {x.name for x in gb.assignments}
-        for a in names:  # the gradebook must know each assignment's cells before grading it
-            if a not in known:
-                api.generate_assignment(a, force=True, create=True)  # releases are byte-identical
     state = _load_state(root)
     # a submission is unchanged when its files and the assignment's source (tests) are unchanged
     sources = {a: submission_hash(source / a) for a in names}
     hashes = {(a, s): submission_hash(root / "submitted" / s / a) + ":" + sources[a] for a, s in work}
     reports, todo = [], []
     flags_of = {}  # assignment -> its flags, read once (skipped submissions keep theirs)
-    with Gradebook(db_url) as gb:
-        for a, s in work:
-            done = (not force and state.get(f"{a}/{s}", {}).get("sha256") == hashes[a, s]
-                    and (root / "autograded" / s / a).is_dir())
-            if done:
+    maybe = [(a, s) for a, s in work if not force and state.get(f"{a}/{s}", {}).get("sha256") == hashes[a, s]
+             and (root / "autograded" / s / a).is_dir()]
+    if maybe and _gradebook_exists(db_url):
+        with Gradebook(db_url) as gb:
+            for a, s in maybe:
                 try:
                     score, max_score, late = _score(gb, a, s)
                 except MissingEntry:
-                    done = False
-            if done:
+                    continue
                 if a not in flags_of:
                     flags_of[a] = _read_flags(db_url, a)
                 mine = [f for f in flags_of[a] if f["student"] == s]
                 reports.append(GradeReport(a, s, score, max_score, True, "", mine, True, late))
-            else:
-                todo.append((a, s))
+    done_keys = {(r.assignment, r.student) for r in reports}
+    todo = [key for key in work if key not in done_keys]
     path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+    to_grade = sorted({a for a, _ in todo})
+    canaries = {}
+    if to_grade and canary:
+        canaries = _run_canaries(root, to_grade, workers, sandbox, feedback, path, scheduler)
+        failed = [canaries[a] for a in to_grade if not canaries[a].ok]
+        if failed:
+            raise GradingStopped("\n\n".join(c.reason for c in failed) + "\n\nNo submission was graded; the "
+                                 "gradebook and the exports are as they were.")
+        for a in to_grade:
+            log(f"{a}: the worked solution got full marks ({canaries[a].seconds:.0f} s)")
+    if to_grade:
+        for note in _prepare_gradebook(api, db_url, to_grade, canaries):
+            log(note)
     bar = tqdm(total=len(work), initial=len(reports), desc="Autograding", unit=" submission", disable=not progress)
 
     def done(key, report):
@@ -560,13 +1068,168 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         _grade_locally(root, todo, died_before, workers, sandbox, feedback, path, done)
     bar.close()
     reports.sort(key=lambda r: (r.assignment, r.student))
-    if export:
-        out = root / export
-        _export_nbgrader(api, root, out)
-        export_lms(db_url, out.with_name(out.stem + "_lms.csv"))
-        export_question_stats(db_url, out.with_name("question_stats.csv"), plot=out.with_name("question_stats.png"))
-        write_flags([f for r in reports for f in r.flags], out.with_name("flags.csv"))
+    if export and not blocking_failures(reports):
+        write_exports(root, export, reports, api=api)
     return reports
+
+
+def write_exports(root: str | os.PathLike, export: str, reports: list[GradeReport] | None = None, *, api=None) -> dict:
+    """Write the exports of the gradebook: ``export`` (nbgrader's CSV), and next to it ``grades_lms.csv``,
+    ``question_stats.csv``/``.png`` and ``flags.csv``.
+
+    Only the assignments that were given (:func:`given_assignments`: at least one submission in the
+    gradebook) are exported; ``flags.csv`` holds the open flags of every assignment
+    (:func:`helpers.flags.open_flags`) and the flags of ``reports`` that have no gradebook record (a
+    submission whose grading process died); ``grades_lms.csv`` marks flagged work.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    export : str
+        nbgrader's CSV, relative to ``root``.
+    reports : list of GradeReport, optional
+        The run's reports (their flags).
+    api : NbGraderAPI, optional
+        The course's API (made from ``root`` otherwise).
+
+    Returns
+    -------
+    dict
+        ``{"grades", "lms", "question_stats", "flags"}``: the paths written.
+    """
+    from .flags import open_flags
+
+    root = Path(root).resolve()
+    if api is None:
+        _, api = _course(root, sandbox=False)
+    db_url = api.coursedir.db_url
+    out = root / export
+    given = given_assignments(db_url)
+    flags = open_flags(db_url)
+    keys = {(f["assignment"], f["student"], f["notebook"], f["cell"], f["reason"]) for f in flags}
+    for r in reports or []:
+        for f in r.flags:
+            key = (f["assignment"], f["student"], f["notebook"], f["cell"], f["reason"])
+            if r.died and key not in keys:  # no gradebook record to hold it
+                flags.append(f)
+                keys.add(key)
+    paths = {"grades": out, "lms": out.with_name(out.stem + "_lms.csv"),
+             "question_stats": out.with_name("question_stats.csv"), "flags": out.with_name("flags.csv")}
+    _export_nbgrader(api, root, out, given)
+    export_lms(db_url, paths["lms"], assignments=given, flags=flags)
+    export_question_stats(db_url, paths["question_stats"], plot=out.with_name("question_stats.png"), assignments=given)
+    write_flags(flags, paths["flags"])
+    return paths
+
+
+def given_assignments(db_url: str) -> list[str]:
+    """The assignments of the gradebook that were given: at least one submission is recorded.
+
+    An assignment the gradebook knows only from a due date set in advance, or from a release nobody
+    has handed in yet, is not exported (a column of ``missing`` would mark the whole class missing).
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook.
+
+    Returns
+    -------
+    list of str
+        Sorted names.
+    """
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        return sorted(a.name for a in gb.assignments if gb.assignment_submissions(a.name))
+
+
+@dataclass
+class FeedbackReport:
+    """What :func:`regenerate_feedback` did for one assignment: the students whose feedback was written,
+    those with cells still waiting for a person (their feedback shows those cells ungraded), the files
+    written for the LMS, and nbgrader's error if it failed."""
+
+    assignment: str
+    students: list = field(default_factory=list)
+    waiting: list = field(default_factory=list)
+    lms_files: list = field(default_factory=list)
+    error: str = ""
+
+
+def autograded_assignments(root: str | os.PathLike = ".") -> list[str]:
+    """The assignments with at least one autograded submission (``autograded/<student>/<assignment>/``)."""
+    root = Path(root).resolve()
+    folder = root / "autograded"
+    if not folder.is_dir():
+        return []
+    return sorted({a.name for s in folder.iterdir() if s.is_dir() for a in s.iterdir() if a.is_dir()})
+
+
+def regenerate_feedback(root: str | os.PathLike = ".", assignments: list[str] | None = None, *,
+                        lms: str | os.PathLike | None = None) -> list[FeedbackReport]:
+    """Write the feedback of every autograded submission again, with the gradebook's current scores.
+
+    ``python -m helpers grade`` writes feedback right after autograding, before anyone grades by
+    hand, and ``nbgrader generate_feedback`` without ``--force`` skips a submission whose feedback
+    is newer than its autograded notebook (a manual grade changes neither): run this after manual
+    grading. With ``lms``, each student's feedback is also copied to
+    ``<lms>/<assignment>/<student>_<notebook>.html`` (the naming ``zip_collect`` reads), one file per
+    student and notebook, to upload to the LMS; ``nbgrader release_feedback`` works only for
+    submissions collected through nbgrader's exchange.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    assignments : list of str, optional
+        Default: every assignment with an autograded submission.
+    lms : path, optional
+        A folder (relative to ``root`` unless absolute) for the files to upload.
+
+    Returns
+    -------
+    list of FeedbackReport
+        One per assignment; ``error`` is nbgrader's error (:func:`nbgrader_error`) if it failed.
+    """
+    import shutil
+
+    from nbgrader.api import Gradebook, MissingEntry
+
+    root = Path(root).resolve()
+    _, api = _course(root, sandbox=False)
+    names = list(assignments) if assignments else autograded_assignments(root)
+    out = []
+    for a in names:
+        students = sorted(p.parent.name for p in (root / "autograded").glob(f"*/{a}") if p.is_dir())
+        report = FeedbackReport(a, students)
+        out.append(report)
+        if not students:
+            report.error = f"no autograded submission of {a} in {root / 'autograded'}/<student>/{a}/: grade it first"
+            continue
+        res = api.generate_feedback(a, force=True)
+        if not res.get("success"):
+            report.error = nbgrader_error(res)
+            continue
+        with Gradebook(api.coursedir.db_url) as gb:
+            for s in students:
+                try:
+                    sub = gb.find_submission(a, s)
+                except MissingEntry:
+                    continue
+                if any(g.needs_manual_grade for nb in sub.notebooks for g in nb.grades):
+                    report.waiting.append(s)
+        if lms:
+            target = Path(lms) if Path(lms).is_absolute() else root / lms
+            target = target / a
+            target.mkdir(parents=True, exist_ok=True)
+            for s in students:
+                for page in sorted((root / "feedback" / s / a).glob("*.html")):
+                    dest = target / f"{s}_{page.name}"
+                    shutil.copyfile(page, dest)
+                    report.lms_files.append(dest)
+    return out
 
 
 def summary(reports: list[GradeReport]) -> dict:
@@ -590,7 +1253,7 @@ def summary(reports: list[GradeReport]) -> dict:
 # Exports
 # ---------------------------------------------------------------------------------------------
 
-def _export_nbgrader(api, root: Path, out: Path) -> None:
+def _export_nbgrader(api, root: Path, out: Path, assignments: list[str] | None = None) -> None:
     from nbgrader.api import Gradebook
     from nbgrader.apps.exportapp import ExportApp
 
@@ -600,18 +1263,24 @@ def _export_nbgrader(api, root: Path, out: Path) -> None:
         os.chdir(root)
         app.init_plugin()
         app.plugin_inst.to = str(out)
+        if assignments is not None:
+            app.plugin_inst.assignment = list(assignments) or ["(none)"]  # an empty list would mean all
         with Gradebook(api.coursedir.db_url) as gb:
             app.plugin_inst.export(gb)
     finally:
         os.chdir(cwd)
 
 
-def export_lms(db_url: str, path: str | os.PathLike) -> Path:
+def export_lms(db_url: str, path: str | os.PathLike, *, assignments: list[str] | None = None,
+               flags: list[dict] | None = None) -> Path:
     """Write an LMS-ready CSV: one row per student, one column per assignment.
 
     Each cell is the score after any late penalty (``8.0``), ``8.0 (late)`` when the submission
-    came after the due date, or ``missing`` when the student submitted nothing. Students come from
-    the gradebook (a roster imported with ``nbgrader db student import`` included), sorted by id.
+    came after the due date, ``8.0 (flagged)`` (or ``6.4 (late, flagged)``) while a flag on it is
+    open, ``flagged`` for flagged work the gradebook has no score for, or ``missing`` when the
+    student submitted nothing. Students come from the gradebook (a roster imported with
+    ``nbgrader db student import`` included), sorted by id; the first row, ``(max)``, holds each
+    assignment's maximum.
 
     Parameters
     ----------
@@ -619,6 +1288,10 @@ def export_lms(db_url: str, path: str | os.PathLike) -> Path:
         The gradebook (``CourseDirectory.db_url``).
     path : path
         The CSV to write.
+    assignments : list of str, optional
+        The columns (default: :func:`given_assignments`).
+    flags : list of dict, optional
+        Open flags (default: :func:`helpers.flags.open_flags` of the gradebook).
 
     Returns
     -------
@@ -627,9 +1300,12 @@ def export_lms(db_url: str, path: str | os.PathLike) -> Path:
     """
     from nbgrader.api import Gradebook, MissingEntry
 
+    from .flags import open_flags
+
     path = Path(path)
+    assignments = given_assignments(db_url) if assignments is None else sorted(assignments)
+    flagged = {(f["assignment"], f["student"]) for f in (open_flags(db_url) if flags is None else flags)}
     with Gradebook(db_url) as gb:
-        assignments = sorted(a.name for a in gb.assignments)
         rows = []
         for st in sorted(gb.students, key=lambda x: x.id):
             row = {"student_id": st.id, "last_name": st.last_name or "", "first_name": st.first_name or "",
@@ -638,9 +1314,10 @@ def export_lms(db_url: str, path: str | os.PathLike) -> Path:
                 try:
                     score, _, late = _score(gb, a, st.id)
                 except MissingEntry:
-                    row[a] = "missing"
+                    row[a] = "flagged" if (a, st.id) in flagged else "missing"
                 else:
-                    row[a] = f"{score:.1f} (late)" if late > 0 else f"{score:.1f}"
+                    notes = (["late"] if late > 0 else []) + (["flagged"] if (a, st.id) in flagged else [])
+                    row[a] = f"{score:.1f}" + (f" ({', '.join(notes)})" if notes else "")
             rows.append(row)
         maxima = {a: f"{gb.find_assignment(a).max_score:.1f}" for a in assignments}
     with open(path, "w", newline="") as fh:
@@ -651,7 +1328,8 @@ def export_lms(db_url: str, path: str | os.PathLike) -> Path:
     return path
 
 
-def export_question_stats(db_url: str, path: str | os.PathLike, *, plot: str | os.PathLike | None = None) -> list[dict]:
+def export_question_stats(db_url: str, path: str | os.PathLike, *, plot: str | os.PathLike | None = None,
+                          assignments: list[str] | None = None) -> list[dict]:
     """Per-question statistics: for every graded cell, the mean score and the share of full marks.
 
     Over the submissions in the gradebook; a cell still waiting for a person (``needs_manual_grade``
@@ -667,6 +1345,8 @@ def export_question_stats(db_url: str, path: str | os.PathLike, *, plot: str | o
         mean_fraction, share_full).
     plot : path, optional
         A horizontal bar chart (matplotlib) of ``mean_fraction`` and ``share_full`` per cell.
+    assignments : list of str, optional
+        Only these assignments (default: :func:`given_assignments`).
 
     Returns
     -------
@@ -677,8 +1357,9 @@ def export_question_stats(db_url: str, path: str | os.PathLike, *, plot: str | o
     from nbgrader.api import Gradebook
 
     rows = []
+    wanted = set(given_assignments(db_url) if assignments is None else assignments)
     with Gradebook(db_url) as gb:
-        for a in sorted(gb.assignments, key=lambda x: x.name):
+        for a in sorted((x for x in gb.assignments if x.name in wanted), key=lambda x: x.name):
             subs = list(a.submissions)
             for nb in a.notebooks:
                 for cell in nb.grade_cells:

@@ -29,7 +29,7 @@ from .wordsets import data_dir, weat_test
 
 __all__ = ["load_lexicon", "empath_category", "ssa_names", "gendered_names", "bootstrap_effect_sizes", "bootstrap_interval",
            "gender_direction", "project_out", "LexiconResult", "lexicon_weat", "LEXICON_TESTS",
-           "PAPER_DIRECTION", "run_lexicon_tests"]
+           "PAPER_DIRECTION", "run_lexicon_tests", "lexicon_json", "format_lexicon"]
 
 #: Table 1 row -> (Empath category for attribute A, for attribute B). The researcher's choice: each
 #: pair is the closest Empath category to the paper's attribute list, as Sutton et al. matched LIWC's.
@@ -68,12 +68,15 @@ def load_lexicon(path, category: str, vocabulary: Container[str]) -> tuple[list[
 
     Returns
     -------
-    (found, missing) : two lists of lower-case words, in the file's order, without repeats.
+    found : list of str
+        The words in the vocabulary: lower-case, in the file's order, without repeats.
+    missing : list of str
+        The other words of the category, likewise.
 
     Raises
     ------
     ValueError
-        when ``category`` is not in the file (the message lists the categories it has) or when
+        When ``category`` is not in the file (the message lists the categories it has) or when
         none of its words is in the vocabulary.
     """
     by_category: dict[str, list[str]] = {}
@@ -98,20 +101,28 @@ def load_lexicon(path, category: str, vocabulary: Container[str]) -> tuple[list[
 def empath_category(category: str, vocabulary: Container[str]) -> tuple[list[str], list[str]]:
     """One Empath category from ``data/empath_categories.csv``: :func:`load_lexicon` on the course's file.
 
+    The file holds 15 categories of the Empath lexicon (Fast, Chen & Bernstein, "Empath:
+    Understanding Topic Signals in Large-Scale Text", CHI 2016, doi:10.1145/2858036.2858535),
+    derived by ``scripts/derive_data.py``.
+
     Parameters
     ----------
     category : str
         An Empath category name (see ``data/SOURCES.md`` for the 15 the course keeps).
     vocabulary : container of str
+        E.g. ``kv.key_to_index`` or a set of words.
 
     Returns
     -------
-    (found, missing) : as :func:`load_lexicon`.
+    found : list of str
+        The category's words in the vocabulary, as :func:`load_lexicon`.
+    missing : list of str
+        Its other words.
 
     Raises
     ------
     ValueError
-        as :func:`load_lexicon`.
+        As :func:`load_lexicon`.
     """
     return load_lexicon(data_dir() / "empath_categories.csv", category, vocabulary)
 
@@ -120,10 +131,14 @@ def empath_category(category: str, vocabulary: Container[str]) -> tuple[list[str
 def ssa_names() -> tuple[tuple[str, int, float], ...]:
     """The 5,000 first names with the most U.S. births 1950-2015 (SSA data), most births first.
 
+    Read from ``data/ssa_names.csv`` (derived by ``scripts/derive_data.py``; source in
+    ``data/SOURCES.md``) once and cached.
+
     Returns
     -------
-    tuple of (name, births, share_female), names lower-case; ``share_female`` is female births /
-    all births of the name in 1950-2015.
+    tuple of (str, int, float)
+        One ``(name, births, share_female)`` per name, names lower-case; ``share_female`` is
+        female births / all births of the name in 1950-2015.
     """
     with open(Path(data_dir()) / "ssa_names.csv", encoding="utf-8", newline="") as fh:
         return tuple((r["name"], int(r["births"]), float(r["share_female"])) for r in csv.DictReader(fh))
@@ -140,19 +155,26 @@ def gendered_names(vocabulary: Container[str], n: int = 300, *, min_share: float
 
     Parameters
     ----------
-    vocabulary : container of str (e.g. ``kv.key_to_index``).
-    n : int, positive: names per gender.
-    min_share : float in (0.5, 1]: how one-sided a name's births must be.
-    exclude : container of str: words never used as names.
+    vocabulary : container of str
+        The words names must be in (e.g. ``kv.key_to_index``).
+    n : int
+        Names per gender, positive.
+    min_share : float
+        How one-sided a name's births must be, in (0.5, 1].
+    exclude : container of str
+        Words never used as names.
 
     Returns
     -------
-    (male, female) : two lists of ``n`` lower-case names, most births first.
+    male : list of str
+        ``n`` lower-case male names, most births first.
+    female : list of str
+        ``n`` lower-case female names, most births first.
 
     Raises
     ------
     ValueError
-        when ``n`` < 1, ``min_share`` is outside (0.5, 1], or fewer than ``n`` names qualify.
+        When ``n`` < 1, ``min_share`` is outside (0.5, 1], or fewer than ``n`` names qualify.
     """
     if isinstance(n, bool) or int(n) != n or n < 1:
         raise ValueError(f"n must be a positive whole number, not {n!r}.")
@@ -171,7 +193,7 @@ def gendered_names(vocabulary: Container[str], n: int = 300, *, min_share: float
     return male, female
 
 
-def bootstrap_effect_sizes(X, Y, A, B, *, n_resamples: int, rng: np.random.Generator, ddof: int = 1) -> np.ndarray:
+def bootstrap_effect_sizes(X, Y, A, B, *, n_resamples: int, rng, ddof: int = 1) -> np.ndarray:
     r"""Effect sizes of a WEAT over bootstrap resamples of its four word sets (notebook 9).
 
     For each of the ``n_resamples`` replicates, draw row indices for X, Y, A and B, in this order, with
@@ -184,26 +206,34 @@ def bootstrap_effect_sizes(X, Y, A, B, *, n_resamples: int, rng: np.random.Gener
     (Caliskan, Bryson & Narayanan, Science 2017, for d). A replicate with all scores equal gets NaN.
     The 2.5% and 97.5% percentiles of the replicates form a 95% interval over word choice.
 
+    The exercise of notebook 9 asks students for a version that accepts a ``numpy.random.Generator``
+    only; this one follows the library's convention (:func:`helpers.statistics.resolve_rng`), and
+    gives the same replicates for the same generator.
+
     Parameters
     ----------
-    X, Y, A, B : matrices of word vectors, one per row (sizes may differ).
-    n_resamples : int, the number of replicates (>= 1).
-    rng : numpy.random.Generator, the only source of randomness.
-    ddof : 1 (sample standard deviation, default) or 0 (population), as for the effect size.
+    X, Y, A, B : array_like, shape (n_S, d)
+        The word vectors of each set, one per row (sizes may differ).
+    n_resamples : int
+        The number of replicates (>= 1).
+    rng : int, numpy.random.Generator or None
+        The only source of randomness (:func:`helpers.statistics.resolve_rng`).
+    ddof : int, 0 or 1
+        As for the effect size: 1 (sample standard deviation, default) or 0 (population).
 
     Returns
     -------
-    numpy.ndarray of float64, shape (n_resamples,).
+    numpy.ndarray, shape (n_resamples,), float64
+        The effect size of each replicate (NaN where all its scores are equal).
 
     Raises
     ------
     ValueError
-        when ``n_resamples`` < 1, or a set is empty or has a zero vector.
+        When ``n_resamples`` < 1, or a set is empty or has a zero vector.
     TypeError
-        when ``rng`` is not a numpy.random.Generator.
+        When ``rng`` is not a seed, a generator or None.
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0).")
+    rng = st.resolve_rng(rng)
     if isinstance(n_resamples, bool) or int(n_resamples) != n_resamples or n_resamples < 1:
         raise ValueError("n_resamples must be a positive whole number.")
     if ddof not in (0, 1):
@@ -220,32 +250,38 @@ def bootstrap_effect_sizes(X, Y, A, B, *, n_resamples: int, rng: np.random.Gener
     return out
 
 
-def bootstrap_interval(X, Y, A, B, *, n_resamples: int, rng: np.random.Generator, ddof: int = 1) -> tuple[float, float]:
-    r"""95% interval of a WEAT's effect size over the choice of words (the word bootstrap of notebook 9).
+def bootstrap_interval(X, Y, A, B, *, n_resamples: int, rng, ddof: int = 1) -> st.ConfidenceInterval:
+    r"""Return the 95% interval of a WEAT's effect size over the choice of words.
 
-    The 2.5% and 97.5% percentiles of :func:`bootstrap_effect_sizes` (replicates whose scores are
-    all equal, NaN, are left out).
+    The word bootstrap of notebook 9: the 2.5% and 97.5% percentiles of
+    :func:`bootstrap_effect_sizes` (replicates whose scores are all equal, NaN, are left out).
 
     Parameters
     ----------
-    X, Y, A, B : matrices of word vectors, one per row (sizes may differ).
-    n_resamples : int, the number of bootstrap replicates (>= 1).
-    rng : numpy.random.Generator, the only source of randomness.
-    ddof : 1 (sample standard deviation, default) or 0 (population), as for the effect size.
+    X, Y, A, B : array_like, shape (n_S, d)
+        The word vectors of each set, one per row (sizes may differ).
+    n_resamples : int
+        The number of bootstrap replicates (>= 1).
+    rng : int, numpy.random.Generator or None
+        The only source of randomness (:func:`helpers.statistics.resolve_rng`).
+    ddof : int, 0 or 1
+        As for the effect size: 1 (sample standard deviation, default) or 0 (population).
 
     Returns
     -------
-    (float, float)
-        The low and high ends of the interval.
+    helpers.statistics.ConfidenceInterval
+        ``(low, high)``, the ends of the interval (a named tuple: ``low, high = ...`` unpacks it).
 
     Raises
     ------
-    ValueError, TypeError
+    ValueError
+        As :func:`bootstrap_effect_sizes`.
+    TypeError
         As :func:`bootstrap_effect_sizes`.
     """
     lo, hi = np.nanpercentile(bootstrap_effect_sizes(X, Y, A, B, n_resamples=n_resamples, rng=rng, ddof=ddof),
                               [2.5, 97.5])
-    return float(lo), float(hi)
+    return st.ConfidenceInterval(float(lo), float(hi))
 
 
 def gender_direction(kv, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
@@ -257,17 +293,20 @@ def gender_direction(kv, pairs: Sequence[tuple[str, str]]) -> np.ndarray:
 
     Parameters
     ----------
-    kv : gensim KeyedVectors.
-    pairs : sequence of (male word, female word).
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    pairs : sequence of (str, str)
+        The (male word, female word) pairs.
 
     Returns
     -------
-    numpy.ndarray of float64, shape (d,), unit length.
+    numpy.ndarray, shape (d,), float64
+        The direction, of unit length.
 
     Raises
     ------
     ValueError
-        when ``pairs`` is empty, a word is missing, or the differences sum to zero.
+        When ``pairs`` is empty, a word is missing, or the differences sum to zero.
     """
     pairs = list(pairs)
     if not pairs:
@@ -293,17 +332,20 @@ def project_out(V, direction) -> np.ndarray:
 
     Parameters
     ----------
-    V : one vector (d,) or a matrix (n, d).
-    direction : non-zero vector (d,), normalised here.
+    V : array_like, shape (d,) or (n, d)
+        One vector or a matrix of vectors, one per row.
+    direction : array_like, shape (d,)
+        A non-zero vector, normalised here.
 
     Returns
     -------
-    numpy.ndarray of float64 with the shape of ``V``, unit rows orthogonal to ``direction``.
+    numpy.ndarray, float64
+        The shape of ``V``: unit rows orthogonal to ``direction``.
 
     Raises
     ------
     ValueError
-        when ``direction`` is zero or not finite, ``V`` is not finite, the dimensions differ, or a
+        When ``direction`` is zero or not finite, ``V`` is not finite, the dimensions differ, or a
         row is parallel to ``direction``.
     """
     V = np.asarray(V, dtype=np.float64)
@@ -327,21 +369,32 @@ def project_out(V, direction) -> np.ndarray:
 
 
 @dataclass
-class LexiconResult:
+class LexiconResult:  # numpydoc ignore=PR01
     """One lexicon WEAT: effect size, its word-bootstrap interval and the words used.
+
+    There is no p-value: the uncertainty reported is the interval over the choice of words.
 
     Attributes
     ----------
-    effect_size : d (ddof = 1) on all words found.
-    interval : (low, high), the 2.5% and 97.5% percentiles of ``n_resamples`` bootstrap replicates.
-    x_words, y_words, a_words, b_words : the words used (found in the embedding).
-    missing_words : the words dropped as out of vocabulary.
-    n_resamples : replicates behind ``interval``.
-    projected : whether a gender direction was projected out first.
+    effect_size : float
+        The effect size d on all words found (with ``ddof``).
+    interval : helpers.statistics.ConfidenceInterval
+        ``(low, high)``, the 2.5% and 97.5% percentiles of ``n_resamples`` bootstrap replicates.
+    x_words, y_words, a_words, b_words : list of str
+        The words used (found in the embedding).
+    missing_words : list of str
+        The words dropped as out of vocabulary.
+    n_resamples : int
+        Replicates behind ``interval``.
+    projected : bool
+        Whether a gender direction was projected out first.
+    ddof : int
+        Delta degrees of freedom of the effect size's standard deviation (0 or 1), for ``effect_size``
+        and every replicate.
     """
 
     effect_size: float
-    interval: tuple[float, float]
+    interval: st.ConfidenceInterval
     x_words: list[str]
     y_words: list[str]
     a_words: list[str]
@@ -349,15 +402,19 @@ class LexiconResult:
     missing_words: list[str] = field(default_factory=list)
     n_resamples: int = 0
     projected: bool = False
+    ddof: int = 1
 
     @property
     def sizes(self) -> tuple[int, int, int, int]:
-        """(|X|, |Y|, |A|, |B|) after dropping out-of-vocabulary words."""
+        """(|X|, |Y|, |A|, |B|) after dropping out-of-vocabulary words.
+
+        X and Y may differ in size: a lexicon WEAT does not trim them (its effect size uses means).
+        """
         return len(self.x_words), len(self.y_words), len(self.a_words), len(self.b_words)
 
 
 def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Sequence[str], *,
-                 n_resamples: int = 1000, rng=None, direction=None) -> LexiconResult:
+                 n_resamples: int = 1000, rng=None, direction=None, ddof: int = 1) -> LexiconResult:
     r"""A WEAT with sets of any sizes, out-of-vocabulary words dropped, and a word-bootstrap interval.
 
     .. math:: d = \frac{\operatorname{mean}_{x \in X} s(x,A,B) - \operatorname{mean}_{y \in Y} s(y,A,B)}
@@ -370,20 +427,29 @@ def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Se
 
     Parameters
     ----------
-    kv : gensim KeyedVectors.
-    X, Y, A, B : word lists (looked up with :func:`helpers.embeddings.lookup`, case ``"auto"``).
-    n_resamples : int, bootstrap replicates for the interval (:func:`bootstrap_effect_sizes`).
-    rng : seed or numpy.random.Generator for the bootstrap.
-    direction : None or a vector to project out first.
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    X, Y, A, B : sequence of str
+        The word lists (looked up with :func:`helpers.embeddings.lookup`, case ``"auto"``).
+    n_resamples : int
+        Bootstrap replicates for the interval (:func:`bootstrap_effect_sizes`).
+    rng : int, numpy.random.Generator or None
+        The only source of randomness, for the bootstrap (:func:`helpers.statistics.resolve_rng`).
+    direction : array_like, shape (d,), or None
+        A vector to project out first, or None.
+    ddof : int, 0 or 1
+        For the effect size and its replicates: 1 (sample standard deviation, default) or 0.
 
     Returns
     -------
     LexiconResult
+        The effect size, its interval, the words used and dropped, ``n_resamples``, whether a
+        direction was projected out, and ``ddof``.
 
     Raises
     ------
     ValueError
-        when a set has no word in the embedding.
+        When a set has no word in the embedding, or ``ddof`` is not 0 or 1.
     """
     found = {}
     missing: list[str] = []
@@ -398,11 +464,10 @@ def lexicon_weat(kv, X: Sequence[str], Y: Sequence[str], A: Sequence[str], B: Se
     mats = [found[k].vectors for k in "XYAB"]
     if direction is not None:
         mats = [project_out(M, direction) for M in mats]
-    d = st.effect_size(mats[0], mats[1], mats[2], mats[3])
-    gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    interval = bootstrap_interval(*mats, n_resamples=n_resamples, rng=gen)
+    d = st.effect_size(mats[0], mats[1], mats[2], mats[3], ddof=ddof)
+    interval = bootstrap_interval(*mats, n_resamples=n_resamples, rng=rng, ddof=ddof)
     return LexiconResult(d, interval, *(found[k].words for k in "XYAB"), missing, int(n_resamples),
-                         direction is not None)
+                         direction is not None, ddof)
 
 
 def run_lexicon_tests(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: int = 0,
@@ -414,20 +479,28 @@ def run_lexicon_tests(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: 
     large SSA name lists of :func:`gendered_names` (``n_names`` per gender, attribute words of the
     course's Empath categories excluded). Each result again after :func:`project_out` with the
     direction of ``pairs`` for the gender rows (6, 6s, 7, 8). Bootstrap generators are
-    ``numpy.random.default_rng([seed, k])`` with k the row's position, so each row is reproducible alone.
+    ``resolve_rng([seed, k])`` (``numpy.random.default_rng([seed, k])``) with k the row's
+    position, so each row is reproducible alone.
 
     Parameters
     ----------
-    kv : gensim KeyedVectors.
-    n_names : int, names per gender in the large lists.
-    n_resamples : int, bootstrap replicates per interval.
-    seed : int.
-    pairs : (male, female) pairs for :func:`gender_direction`.
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    n_names : int
+        Names per gender in the large lists.
+    n_resamples : int
+        Bootstrap replicates per interval.
+    seed : int
+        Seed of the per-row generators.
+    pairs : sequence of (str, str)
+        The (male, female) pairs for :func:`gender_direction`.
 
     Returns
     -------
-    list of dict with keys ``key``, ``row``, ``targets`` ("paper" or "ssa"), ``attribute_a``,
-    ``attribute_b``, ``projected`` (bool) and ``result`` (a :class:`LexiconResult`).
+    list of dict
+        One per test, with keys ``key``, ``row``, ``targets`` ("paper" or "ssa"),
+        ``attribute_a``, ``attribute_b``, ``projected`` (bool) and ``result`` (a
+        :class:`LexiconResult`).
     """
     vocab = kv.key_to_index
     cats = {c: empath_category(c, vocab)[0] for _, a, b in LEXICON_TESTS.values() for c in (a, b)}
@@ -443,7 +516,7 @@ def run_lexicon_tests(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: 
             variants.append(("ssa", male, female))
         for targets, X, Y in variants:
             for projected in ((False, True) if row in (6, 7, 8) else (False,)):
-                res = lexicon_weat(kv, X, Y, cats[a], cats[b], n_resamples=n_resamples, rng=np.random.default_rng([seed, k]),
+                res = lexicon_weat(kv, X, Y, cats[a], cats[b], n_resamples=n_resamples, rng=st.resolve_rng([seed, k]),
                                    direction=direction if projected else None)
                 out.append({"key": key, "row": row, "targets": targets, "attribute_a": a, "attribute_b": b,
                             "projected": projected, "result": res})
@@ -452,20 +525,31 @@ def run_lexicon_tests(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: 
 
 
 def lexicon_json(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: int = 0) -> dict:
-    """The lexicon WEATs of :func:`run_lexicon_tests` as JSON-ready data (``replicate --extended``).
+    """Return the lexicon WEATs of :func:`run_lexicon_tests` as JSON-ready data (``replicate --extended``).
+
+    Each :class:`LexiconResult` becomes plain numbers, strings and lists, so ``json.dump`` can
+    write the whole.
 
     Parameters
     ----------
-    kv : gensim KeyedVectors.
-    n_names, n_resamples, seed : as :func:`run_lexicon_tests`.
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    n_names : int
+        As :func:`run_lexicon_tests`.
+    n_resamples : int
+        As :func:`run_lexicon_tests`.
+    seed : int
+        As :func:`run_lexicon_tests`.
 
     Returns
     -------
-    dict with ``lexicon`` ("empath 0.89"), ``names`` (the rule), ``n_names``, ``n_resamples``, ``seed``,
-    ``direction`` (the pairs projected out) and ``tests``: one dict per test with ``key``, ``row``,
-    ``targets`` ("paper": Table 1's words; "ssa": the large name lists), ``attribute_a``,
-    ``attribute_b``, ``projected``, ``n_x``, ``n_y``, ``n_a``, ``n_b``, ``effect_size``,
-    ``interval`` ([low, high], 95% word bootstrap) and ``missing`` (out-of-vocabulary words).
+    dict
+        With ``lexicon`` ("empath 0.89"), ``names`` (the rule), ``n_names``, ``n_resamples``,
+        ``seed``, ``direction`` (the pairs projected out) and ``tests``: one dict per test with
+        ``key``, ``row``, ``targets`` ("paper": Table 1's words; "ssa": the large name lists),
+        ``attribute_a``, ``attribute_b``, ``projected``, ``n_x``, ``n_y``, ``n_a``, ``n_b``,
+        ``effect_size``, ``interval`` ([low, high], 95% word bootstrap) and ``missing``
+        (out-of-vocabulary words).
     """
     rows = run_lexicon_tests(kv, n_names=n_names, n_resamples=n_resamples, seed=seed)
     tests = []
@@ -483,15 +567,20 @@ def lexicon_json(kv, *, n_names: int = 300, n_resamples: int = 1000, seed: int =
 
 
 def format_lexicon(lex: dict) -> str:
-    """Text table of :func:`lexicon_json`'s output, for the ``replicate --extended`` report.
+    """Format :func:`lexicon_json`'s output as a text table, for the ``replicate --extended`` report.
+
+    One line per test without the projection, with the same test after the projection beside it
+    (``-`` where it is not repeated after the projection).
 
     Parameters
     ----------
-    lex : dict from :func:`lexicon_json`.
+    lex : dict
+        The output of :func:`lexicon_json`.
 
     Returns
     -------
     str
+        The table, one line per test (before and after the projection side by side).
     """
     lines = ["", f"Lexicon WEATs (Sutton et al., IDA 2018) with {lex['lexicon']}; large names: {lex['names']}",
              f"d with 95% word-bootstrap intervals ({lex['n_resamples']:,} resamples); 'after' = "

@@ -18,23 +18,31 @@ def _ax(ax, figsize):
 
 
 def label_points(ax, x: Sequence[float], y: Sequence[float], words: Sequence[str], *, fontsize: float = 6):
-    """Write ``words`` next to the points ``(x, y)`` without overlaps (adjustText moves them apart).
+    """Write ``words`` next to the points ``(x, y)`` without overlaps.
+
+    The package adjustText moves overlapping labels apart; a thin grey line joins a moved label
+    to its point.
 
     Parameters
     ----------
-    ax : the matplotlib Axes the points are drawn on.
-    x, y : the points' coordinates, one per word.
-    words : the labels.
-    fontsize : of the labels.
+    ax : matplotlib.axes.Axes
+        The axes the points are drawn on.
+    x, y : sequence of float
+        The points' coordinates, one per word.
+    words : sequence of str
+        The labels.
+    fontsize : float
+        The labels' font size.
 
     Returns
     -------
-    list of the ``Text`` objects, after placement (thin grey lines join moved labels to their points).
+    list of matplotlib.text.Text
+        The labels, after placement (thin grey lines join moved labels to their points).
 
     Raises
     ------
     ValueError
-        when ``x``, ``y`` and ``words`` differ in length.
+        When ``x``, ``y`` and ``words`` differ in length.
     """
     from adjustText import adjust_text
 
@@ -50,6 +58,9 @@ def label_points(ax, x: Sequence[float], y: Sequence[float], words: Sequence[str
 def null_distribution(null: np.ndarray, observed: float, *, pvalue: float | None = None, method: str = "",
                       title: str = "Permutation null distribution of s(X, Y, A, B)", ax=None):
     """Histogram of the permutation statistics with the observed statistic as a vertical line.
+
+    Between 10 and 80 bins (about the square root of the number of splits); the legend gives the
+    number of splits, the method and, with ``pvalue``, the p-value.
 
     Parameters
     ----------
@@ -88,11 +99,15 @@ def word_associations(words: Sequence[str], scores: Sequence[float], groups: Seq
                       a_name: str = "A", b_name: str = "B", title: str | None = None, ax=None):
     """Horizontal bars of s(w, A, B) per word, sorted, coloured by group (e.g. X and Y).
 
+    The word most associated with A is at the top, the one most associated with B at the bottom;
+    a vertical line marks 0.
+
     Parameters
     ----------
     words : sequence of str
+        The words, one bar each.
     scores : sequence of float
-        s(w, A, B) of each word.
+        The association s(w, A, B) of each word.
     groups : sequence of str or None
         The group of each word (e.g. the target set's name), for the colours.
     a_name, b_name : str
@@ -130,6 +145,10 @@ def forest_plot(labels: Sequence[str], ours: Sequence[float], paper: Sequence[fl
                 intervals: Sequence[tuple[float, float]] | None = None,
                 title: str = "Table 1 effect sizes: original IAT, paper (GloVe 840B)\nand this embedding", ax=None):
     """Effect sizes per test, one row each: the IAT's d, the paper's d and ours (with optional intervals).
+
+    Rows from top to bottom in the order given: a grey square for the IAT's d (people), a blue
+    diamond for the paper's and a red dot for ours, with ``intervals`` as red horizontal lines; a
+    vertical line marks d = 0.
 
     Parameters
     ----------

@@ -10,6 +10,18 @@ word vectors :math:`\vec w`.
 * :func:`permutation_test`: exact enumeration of all equal-size splits, seeded Monte Carlo, or
   a normal approximation (the course's explanation of the paper's 10^-7 and 10^-8)
 * :func:`wefat_association`: the WEFAT's normalised association
+* :func:`resolve_rng`: the course's one convention for randomness (below)
+* :class:`ConfidenceInterval`: an interval ``(low, high)``, named as scipy names it
+
+The course's one convention for randomness: every function of the course that draws random
+numbers takes them from a ``rng`` argument, resolved by :func:`resolve_rng` and nowhere else: an
+int seed (the same seed gives the same draws), a ``numpy.random.Generator`` (used as it is, so its state advances), or None (fresh,
+unpredictable entropy). Functions that run several independent tests (``run_table1``,
+``run_lexicon_tests``) take an int ``seed`` instead and give test k the generator
+``resolve_rng([seed, k])`` (``numpy.random.default_rng([seed, k])``), so every test can be
+reproduced alone, whichever tests ran before it. Nothing uses NumPy's global random state.
+(Some exercises ask students for a function that accepts a Generator only; that is the exercise's
+specification, not the library's.)
 
 References
 ----------
@@ -21,13 +33,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from math import comb
+from typing import NamedTuple
 
 import numpy as np
 
 __all__ = [
     "as_vectors", "unit_rows", "cosine", "cosine_matrix", "association", "differential_association",
     "effect_size", "effect_size_from_scores", "permutation_test", "PermutationResult",
-    "wefat_association", "resolve_rng", "EXACT_MAX_SPLITS", "ALTERNATIVES",
+    "wefat_association", "resolve_rng", "ConfidenceInterval", "EXACT_MAX_SPLITS", "EXACT_HARD_LIMIT",
+    "ALTERNATIVES", "PROGRESS_MIN_RESAMPLES",
 ]
 
 #: Largest number of splits C(|X|+|Y|, |X|) that ``method="auto"`` enumerates exactly. Measured on
@@ -39,6 +53,7 @@ EXACT_MAX_SPLITS = comb(26, 13)
 #: Beyond this many splits even an explicit ``method="exact"`` is refused (C(30, 15) = 155 million
 #: splits already need over a gigabyte); the error says to sample instead.
 EXACT_HARD_LIMIT = comb(30, 15)
+#: The alternative hypotheses :func:`permutation_test` accepts (scipy's names).
 ALTERNATIVES = ("greater", "less", "two-sided")
 #: Sampled tests with at least this many splits show a progress bar by default (about 1 s here).
 PROGRESS_MIN_RESAMPLES = 5_000_000
@@ -109,7 +124,12 @@ def _same_dim(*named):
 
 
 def unit_rows(M, name: str = "the vectors") -> np.ndarray:
-    r"""Scale every row to unit Euclidean length: :math:`\hat w = \vec w / \lVert \vec w \rVert`.
+    r"""Scale every row to unit Euclidean length.
+
+    .. math:: \hat w = \vec w / \lVert \vec w \rVert
+
+    The cosine of two unit vectors is their dot product, which is how :func:`cosine_matrix` and
+    :func:`association` compute cosines.
 
     Parameters
     ----------
@@ -213,12 +233,20 @@ def association(W, A, B):
 
     Parameters
     ----------
-    W : one vector (d,) or a matrix (n, d) of target vectors.
-    A, B : attribute vectors, (n_A, d) and (n_B, d); the sizes may differ.
+    W : array_like, shape (d,) or (n, d)
+        One target vector, or one per row.
+    A, B : array_like, shapes (n_A, d) and (n_B, d)
+        The attribute vectors, one per row; the sizes may differ.
 
     Returns
     -------
-    float for a single vector, else an array of n floats.
+    float or numpy.ndarray, shape (n,)
+        A float for a single vector, else one value per row of ``W``.
+
+    Raises
+    ------
+    ValueError
+        An empty, zero or non-finite set, or vectors of different lengths.
     """
     single = np.asarray(W).ndim == 1
     Wh = unit_rows(W, "the target vectors")
@@ -252,7 +280,7 @@ def differential_association(X, Y, A, B) -> float:
     Returns
     -------
     float
-        s(X, Y, A, B).
+        The statistic s(X, Y, A, B).
 
     Raises
     ------
@@ -289,7 +317,7 @@ def effect_size_from_scores(sx, sy, *, ddof: int = 1) -> float:
     Returns
     -------
     float
-        d, in [-2, 2] for ``ddof=0``.
+        The effect size d, in [-2, 2] for ``ddof=0``.
 
     Raises
     ------
@@ -332,7 +360,7 @@ def effect_size(X, Y, A, B, *, ddof: int = 1) -> float:
     Returns
     -------
     float
-        d.
+        The effect size d.
 
     Raises
     ------
@@ -348,18 +376,27 @@ def effect_size(X, Y, A, B, *, ddof: int = 1) -> float:
 # ---------------------------------------------------------------------------------------------
 
 @dataclass
-class PermutationResult:
+class PermutationResult:  # numpydoc ignore=PR01
     """Result of :func:`permutation_test`, shaped like ``scipy.stats.permutation_test``'s.
+
+    Its first three names are scipy's; ``method``, ``n_resamples`` and ``alternative`` record how
+    the p-value was computed.
 
     Attributes
     ----------
-    statistic : the observed s(X, Y, A, B).
-    pvalue : the p-value.
-    null_distribution : the statistic of every enumerated split (``method="exact"``, observed
-        split included) or of every sampled split.
-    method : ``"exact"``, ``"sampled"`` or ``"normal"``.
-    n_resamples : number of splits enumerated or sampled.
-    alternative : ``"greater"``, ``"less"`` or ``"two-sided"``.
+    statistic : float
+        The observed s(X, Y, A, B).
+    pvalue : float
+        The p-value.
+    null_distribution : numpy.ndarray
+        The statistic of every enumerated split (``method="exact"``, observed split included)
+        or of every sampled split.
+    method : {"exact", "sampled", "normal"}
+        How the p-value was computed.
+    n_resamples : int
+        Number of splits enumerated or sampled.
+    alternative : {"greater", "less", "two-sided"}
+        The alternative hypothesis.
     """
 
     statistic: float
@@ -371,28 +408,67 @@ class PermutationResult:
 
 
 def resolve_rng(rng) -> np.random.Generator:
-    """The generator to draw from: ``rng`` itself, or a new one seeded with it.
+    """Return the generator to draw from: ``rng`` itself, or a new one seeded with it.
+
+    The one place where the course turns a ``rng`` argument into a ``numpy.random.Generator``
+    (the convention is in the module docstring). A seed gives the generator
+    ``numpy.random.default_rng(rng)``, so ``resolve_rng(7)`` and ``resolve_rng([7, 1])`` draw
+    exactly what ``default_rng(7)`` and ``default_rng([7, 1])`` draw.
 
     Parameters
     ----------
-    rng : int, numpy.random.Generator or None
-        A seed (the same seed gives the same draws), a generator (used as it is, so its state
-        advances), or None (fresh, unpredictable entropy).
+    rng : int, sequence of int, numpy.random.SeedSequence, numpy.random.Generator or None
+        A seed (the same seed gives the same draws; a sequence such as ``[seed, k]`` gives
+        test k of a run its own stream), a generator (used as it is, so its state advances),
+        or None (fresh, unpredictable entropy).
 
     Returns
     -------
     numpy.random.Generator
+        ``rng`` itself when it is a generator, else a new generator seeded with it.
 
     Raises
     ------
     TypeError
-        When ``rng`` is anything else (a float, a ``RandomState``, ...).
+        When ``rng`` is anything else (a float, a string, a ``RandomState``, ...).
+    ValueError
+        When a seed is negative (NumPy's message).
+
+    Examples
+    --------
+    >>> g = np.random.default_rng(0)
+    >>> resolve_rng(g) is g
+    True
+    >>> float(resolve_rng(7).random()) == float(np.random.default_rng(7).random())
+    True
     """
     if isinstance(rng, np.random.Generator):
         return rng
-    if rng is None or isinstance(rng, (int, np.integer)):
+    if rng is None or isinstance(rng, (int, np.integer, np.random.SeedSequence)):
         return np.random.default_rng(rng)
-    raise TypeError(f"rng must be a seed (int), a numpy.random.Generator or None, not {type(rng).__name__}.")
+    if isinstance(rng, (list, tuple, np.ndarray)) and len(rng) and all(
+            isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in np.ravel(np.asarray(rng, dtype=object))):
+        return np.random.default_rng(rng)
+    raise TypeError(f"rng must be a seed (an int or a sequence of ints), a numpy.random.Generator or None, "
+                    f"not {type(rng).__name__}.")
+
+
+class ConfidenceInterval(NamedTuple):  # numpydoc ignore=PR01
+    """An interval ``(low, high)``, named and ordered as ``scipy.stats`` names its intervals.
+
+    A named tuple: ``low, high = interval`` unpacks it and ``interval[0]`` is ``low``, as for the
+    ``(low, high)`` pairs it replaces.
+
+    Attributes
+    ----------
+    low : float
+        The lower end.
+    high : float
+        The upper end.
+    """
+
+    low: float
+    high: float
 
 
 def _sums_by_size(s: np.ndarray) -> list[np.ndarray]:
@@ -482,42 +558,59 @@ def permutation_test(
     must count the observed split and ties, so ties count as at least as extreme (within a
     floating-point tolerance) and p is never 0.
 
-    Methods
-    -------
-    ``"exact"``
-        Enumerate all :math:`\binom{|X|+|Y|}{|X|}` splits (12,870 for 8 + 8), observed split
-        included; p = (number at least as extreme) / (number of splits).
-    ``"sampled"``
-        ``n_resamples`` uniformly random splits from the seeded ``rng``;
-        :math:`p = (k + 1) / (B + 1)` with k the number at least as extreme among B samples.
-    ``"normal"``
-        Sample ``n_resamples`` splits, fit a normal distribution to them and report its tail
-        probability beyond the observed statistic. The papers describe counting permutations,
-        yet report P values such as 10^-7 and 10^-8, which counting 10^5 samples cannot reach
-        (the smallest count is 1/(10^5 + 1)); a normal fit reaches them (about 10^-8 for Table 1
-        row 2 on GloVe 6B 50d). That this is how the paper's values arose is the course's
-        inference, not a statement of the papers.
-    ``"auto"`` (default)
-        ``"exact"`` when the number of splits is at most ``exact_max_splits``, else ``"sampled"``.
-
     Parameters
     ----------
-    sx, sy : per-word associations s(x,A,B) of X and s(y,A,B) of Y.
-    alternative : ``"greater"`` (the paper's: X more associated with A), ``"less"`` or
-        ``"two-sided"`` (the null distribution is symmetric about 0, so this counts
-        :math:`|s_i| \ge |s|`).
-    method : see above.
-    n_resamples : number of sampled splits (``"sampled"``/``"normal"``).
-    rng : seed or ``numpy.random.Generator``; the only source of randomness.
-    exact_max_splits : the ``"auto"`` threshold.
-    progress : show a progress bar while sampling. ``None`` (default): only for at least
-        ``PROGRESS_MIN_RESAMPLES`` splits (about a second of work) and never while nbgrader runs
-        the notebook (``NBGRADER_EXECUTION`` is set), because a test cell that writes to stderr
-        scores 0.
+    sx, sy : array_like of float
+        The per-word associations s(x, A, B) of the words of X and s(y, A, B) of those of Y,
+        the same number in each.
+    alternative : {"greater", "less", "two-sided"}
+        ``"greater"`` (the paper's: X more associated with A), ``"less"``, or ``"two-sided"``
+        (the null distribution is symmetric about 0, so this counts :math:`|s_i| \ge |s|`).
+    method : {"auto", "exact", "sampled", "normal"}
+        How the p-value is computed:
+
+        ``"exact"``
+            Enumerate all :math:`\binom{|X|+|Y|}{|X|}` splits (12,870 for 8 + 8), observed
+            split included; p = (number at least as extreme) / (number of splits).
+        ``"sampled"``
+            ``n_resamples`` uniformly random splits from the seeded ``rng``;
+            :math:`p = (k + 1) / (B + 1)` with k the number at least as extreme among B samples.
+        ``"normal"``
+            Sample ``n_resamples`` splits, fit a normal distribution to them and report its
+            tail probability beyond the observed statistic. The papers describe counting
+            permutations, yet report P values such as 10^-7 and 10^-8, which counting 10^5
+            samples cannot reach (the smallest count is 1/(10^5 + 1)); a normal fit reaches
+            them (about 10^-8 for Table 1 row 2 on GloVe 6B 50d). That this is how the paper's
+            values arose is the course's inference, not a statement of the papers.
+        ``"auto"`` (default)
+            ``"exact"`` when the number of splits is at most ``exact_max_splits``, else
+            ``"sampled"``.
+    n_resamples : int
+        Number of sampled splits (``"sampled"`` and ``"normal"``).
+    rng : int, numpy.random.Generator or None
+        The only source of randomness (:func:`resolve_rng`); used only when splits are sampled.
+    exact_max_splits : int
+        The ``"auto"`` threshold.
+    progress : bool or None
+        Show a progress bar while sampling. ``None`` (default): only for at least
+        ``PROGRESS_MIN_RESAMPLES`` splits (about a second of work) and never while nbgrader
+        runs the notebook (``NBGRADER_EXECUTION`` is set), because a test cell that writes to
+        stderr scores 0.
 
     Returns
     -------
     PermutationResult
+        The observed statistic, the p-value, the null distribution, the method used, the number
+        of splits and the alternative.
+
+    Raises
+    ------
+    ValueError
+        An empty or non-finite set of scores, X and Y of different sizes, an unknown
+        ``alternative`` or ``method``, a bad ``n_resamples``, or an exact enumeration too large
+        for memory.
+    TypeError
+        ``rng`` is not a seed, a generator or None (:func:`resolve_rng`).
 
     Examples
     --------
@@ -591,7 +684,7 @@ def permutation_test(
 # ---------------------------------------------------------------------------------------------
 
 def wefat_association(W, A, B, *, ddof: int = 1):
-    r"""WEFAT's normalised association of each target word with A rather than B (Caliskan et al. 2017).
+    r"""Normalised association of each target word with A rather than B: the WEFAT's (Caliskan et al. 2017).
 
     .. math:: s(w, A, B) = \frac{\operatorname{mean}_{a \in A} \cos(\vec w, \vec a)
                                 - \operatorname{mean}_{b \in B} \cos(\vec w, \vec b)}

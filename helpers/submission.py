@@ -12,8 +12,8 @@ file but the notebooks from ``submitted/`` to ``autograded/`` with ``shutil.copy
 
 So a submission is its notebooks ``<name>.ipynb`` at the top of its folder, each a regular file
 (not a link, a folder or a pipe) of at most :data:`MAX_NOTEBOOK_BYTES`, plus nbgrader's
-``timestamp.txt`` (a regular file of at most :data:`MAX_TIMESTAMP_BYTES`). Everything else is
-dropped, and nothing is ever opened through a link:
+``timestamp.txt`` and ``submission_secret.txt`` (regular files of at most :data:`MAX_TIMESTAMP_BYTES`;
+``release_feedback`` needs the second). Everything else is dropped, and nothing is ever opened through a link:
 
 * **at collection**: :class:`SafeCollect` (``c.ExchangeFactory.collect`` in ``nbgrader_config.py``)
   copies only those files, each opened without following links, from the exchange's inbound
@@ -47,16 +47,18 @@ from nbgrader.utils import is_grade
 
 from .flags import add_flag, safe_name
 
-__all__ = ["MAX_NOTEBOOK_BYTES", "MAX_TIMESTAMP_BYTES", "TIMESTAMP", "KEEP_METADATA", "PLACEHOLDER", "clean_submission",
+__all__ = ["MAX_NOTEBOOK_BYTES", "MAX_TIMESTAMP_BYTES", "TIMESTAMP", "SUBMISSION_SECRET", "KEEP_METADATA", "PLACEHOLDER", "clean_submission",
            "before_autograde", "SafeCollect", "TakeSubmission"]
 
 #: Largest notebook accepted (bytes). The course's worked solutions, executed with every output
 #: kept (what a student who runs everything submits), are at most about 0.4 MB (07_wefat: 61 kB of
 #: cells, 0.34 MB of outputs); 20 MB leaves fifty times that and keeps the grader's memory small.
 MAX_NOTEBOOK_BYTES = 20 * 1000 * 1000
-#: nbgrader's ``timestamp.txt`` holds one date (about 32 bytes).
+#: nbgrader's ``timestamp.txt`` holds one date (about 32 bytes), its ``submission_secret.txt`` 128 hex
+#: digits (written by ``nbgrader submit``; ``release_feedback`` names the feedback file after it).
 MAX_TIMESTAMP_BYTES = 1024
 TIMESTAMP = "timestamp.txt"
+SUBMISSION_SECRET = "submission_secret.txt"
 #: Notebook-level metadata kept from a submission (everything else is discarded before grading).
 KEEP_METADATA = ("kernelspec", "language_info")
 #: Marks the notebook :func:`clean_submission` puts in place of one it removed.
@@ -84,7 +86,7 @@ def _verdict(name: str, st: os.stat_result) -> str | None:
     """None when the entry belongs to a submission, else why it does not."""
     if not stat.S_ISREG(st.st_mode):
         return _kind(st.st_mode)
-    if name == TIMESTAMP:
+    if name in (TIMESTAMP, SUBMISSION_SECRET):
         return None if st.st_size <= MAX_TIMESTAMP_BYTES else f"file over {MAX_TIMESTAMP_BYTES} bytes"
     if name.endswith(".ipynb") and not name.startswith("."):
         return None if st.st_size <= MAX_NOTEBOOK_BYTES else f"notebook over {MAX_NOTEBOOK_BYTES // 10**6} MB"
@@ -113,7 +115,7 @@ def clean_submission(folder, *, placeholders=()) -> list[str]:
     """Remove from a submission folder everything that is not part of a submission.
 
     Kept: the notebooks ``*.ipynb`` at the top of the folder that are regular files of at most
-    :data:`MAX_NOTEBOOK_BYTES`, and ``timestamp.txt`` (regular, at most
+    :data:`MAX_NOTEBOOK_BYTES`, and ``timestamp.txt`` and ``submission_secret.txt`` (regular, at most
     :data:`MAX_TIMESTAMP_BYTES`). Removed without being opened or followed: every other file,
     every folder (with its contents), symbolic link, pipe, socket or device. Nothing outside
     ``folder`` is touched.

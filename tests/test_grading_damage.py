@@ -631,6 +631,20 @@ def test_clean_submission_keeps_only_notebooks(tmp_path):
     assert submission.clean_submission(folder) == []
 
 
+def test_clean_submission_keeps_nbgrader_submission_secret(tmp_path):
+    """``nbgrader submit`` writes submission_secret.txt, which release_feedback needs (tests/test_hub.py);
+    kept as a small regular file, dropped as a link or when too large."""
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "a.ipynb").write_text("{}")
+    (folder / "submission_secret.txt").write_text("ab" * 64)
+    assert submission.clean_submission(folder) == [] and (folder / "submission_secret.txt").is_file()
+    (folder / "submission_secret.txt").write_bytes(b"0" * (submission.MAX_TIMESTAMP_BYTES + 1))
+    assert submission.clean_submission(folder) == [f"submission_secret.txt (file over {submission.MAX_TIMESTAMP_BYTES} bytes)"]
+    (folder / "submission_secret.txt").symlink_to(tmp_path / "elsewhere")
+    assert submission.clean_submission(folder) == ["submission_secret.txt (symbolic link)"]
+
+
 def test_submission_hash_neither_follows_nor_blocks(tmp_path):
     from helpers.grading import submission_hash
 

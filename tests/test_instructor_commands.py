@@ -1,7 +1,7 @@
 """The commands of docs/INSTRUCTORS.md, run exactly as written, on a temporary copy of the course.
 
 The guide's code blocks are parsed, not copied: every line starting with ``nbgrader`` or
-``python -m helpers grade`` in the guide is run from the course root (``jupyter lab``, which
+``python -m helpers grade``/``feedback`` in the guide is run from the course root (``jupyter lab``, which
 opens a browser, is covered by ``test_browser.py``). Two students submit ``01_cosine``: alice
 with correct answers (full code points, the reflection left for manual grading), bob the
 untouched release (0 points).
@@ -28,7 +28,7 @@ def guide_commands() -> list[str]:
     for block in blocks:
         for line in block.splitlines():
             cmd = line.split("#", 1)[0].strip()
-            if cmd.startswith("nbgrader ") or cmd.startswith("python -m helpers grade"):
+            if cmd.startswith(("nbgrader ", "python -m helpers grade", "python -m helpers feedback")):
                 commands.append(cmd)
     return commands
 
@@ -36,7 +36,7 @@ def guide_commands() -> list[str]:
 def test_the_guide_has_the_commands_this_test_runs():
     cmds = guide_commands()
     for needed in ("nbgrader generate_assignment", "nbgrader autograde", "nbgrader generate_feedback",
-                   "nbgrader export", "python -m helpers grade"):
+                   "nbgrader export", "python -m helpers grade", "python -m helpers feedback"):
         assert any(c.startswith(needed) for c in cmds), f"docs/INSTRUCTORS.md no longer shows `{needed}`"
 
 
@@ -92,7 +92,32 @@ def test_helpers_grade_grades_the_whole_class(course):
     lines = {tuple(line.split()[:2]): line for line in res.stdout.splitlines() if line.startswith(A)}
     assert " 8.0/10.0" in lines[(A, "alice")] and " 0.0/10.0" in lines[(A, "bob")], res.stdout
     assert "Autograding" in res.stderr  # the progress bar
+    assert f"{A}: the worked solution got full marks" in res.stdout, res.stdout  # the canary ran first
     assert _grades(course / "grades.csv") == {(A, "alice"): 8.0, (A, "bob"): 0.0}
+
+
+def _feedback_total(path) -> float:
+    import html
+
+    text = re.sub(r"<[^>]+>", " ", html.unescape(path.read_text()))
+    return float(re.search(r"\(Score: ([0-9.]+) / [0-9.]+\)", text)[1])
+
+
+def test_helpers_feedback_after_manual_grading(course):
+    """The guide's step after manual grading writes the feedback again with the person's grade."""
+    from nbgrader.api import Gradebook
+
+    cmd = next(c for c in guide_commands() if c == "python -m helpers feedback")
+    page = course / "feedback" / "alice" / A / f"{A}.html"
+    assert page.is_file(), "runs after test_helpers_grade_grades_the_whole_class"
+    assert _feedback_total(page) == 8.0
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        g = gb.find_grade("case_reflection_answer", A, A, "alice")
+        g.manual_score, g.needs_manual_grade = 1.5, False
+        gb.db.commit()
+    res = run(cmd, course)
+    assert res.returncode == 0, f"`{cmd}` failed:\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}"
+    assert _feedback_total(page) == 9.5
 
 
 def test_helpers_grade_outside_a_course_says_what_to_do(tmp_path):

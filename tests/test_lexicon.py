@@ -92,8 +92,15 @@ def test_bootstrap_matches_effect_size_on_identity_draws():
     np.testing.assert_allclose(pop, np.asarray(exp) * np.sqrt(7 / 6), rtol=1e-10)
     with pytest.raises(ValueError, match="ddof"):
         lx.bootstrap_effect_sizes(*sets, n_resamples=3, rng=np.random.default_rng(0), ddof=2)
-    with pytest.raises(TypeError):
-        lx.bootstrap_effect_sizes(*sets, n_resamples=3, rng=1)
+    with pytest.raises(TypeError, match="rng must be a seed"):
+        lx.bootstrap_effect_sizes(*sets, n_resamples=3, rng=1.5)
+    # the library's convention (statistics.resolve_rng): a seed draws what default_rng(seed) draws
+    np.testing.assert_array_equal(lx.bootstrap_effect_sizes(*sets, n_resamples=30, rng=11), got)
+    # the interval: the 2.5% and 97.5% percentiles of the same replicates, as a named (low, high) pair
+    ci = lx.bootstrap_interval(*sets, n_resamples=30, rng=np.random.default_rng(11))
+    assert isinstance(ci, st.ConfidenceInterval)
+    low, high = ci
+    np.testing.assert_allclose([low, high], np.nanpercentile(exp, [2.5, 97.5]), rtol=1e-10)
     with pytest.raises(ValueError):
         lx.bootstrap_effect_sizes(*sets, n_resamples=0, rng=np.random.default_rng(0))
 
@@ -146,6 +153,17 @@ def test_lexicon_weat_agrees_with_effect_size_and_projection(kv):
     vec = lambda ws: np.array([kv[w] for w in ws], dtype=np.float64)
     assert res.effect_size == pytest.approx(st.effect_size(vec(X), vec(Y), vec(A[:4]), vec(B)), rel=1e-12)
     assert res.interval[0] <= res.interval[1]
+    assert res.ddof == 1
+    # the interval is a named (low, high) pair, as scipy.stats names its intervals, and still a pair
+    assert isinstance(res.interval, st.ConfidenceInterval) and tuple(res.interval) == (res.interval.low, res.interval.high)
+    vecs = [vec(X), vec(Y), vec(A[:4]), vec(B)]
+    assert res.interval == lx.bootstrap_interval(*vecs, n_resamples=50, rng=0)
+    # ddof is passed on and recorded: ddof = 0 multiplies d by sqrt(N / (N - 1)), N = |X| + |Y| = 7
+    pop = lx.lexicon_weat(kv, X, Y, A, B, n_resamples=50, rng=0, ddof=0)
+    assert pop.ddof == 0 and pop.effect_size == pytest.approx(res.effect_size * np.sqrt(7 / 6), rel=1e-12)
+    assert pop.interval == lx.bootstrap_interval(*vecs, n_resamples=50, rng=0, ddof=0)
+    with pytest.raises(ValueError, match="ddof"):
+        lx.lexicon_weat(kv, X, Y, A, B, n_resamples=5, rng=0, ddof=2)
     g = lx.gender_direction(kv, lx.PAPER_DIRECTION)
     after = lx.lexicon_weat(kv, X, Y, A, B, n_resamples=50, rng=0, direction=g)
     proj = lambda ws: lx.project_out(vec(ws), g)

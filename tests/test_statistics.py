@@ -16,7 +16,7 @@ import scipy.stats
 
 from helpers.statistics import (
     association, cosine, cosine_matrix, differential_association, effect_size, effect_size_from_scores,
-    permutation_test, wefat_association,
+    ConfidenceInterval, permutation_test, resolve_rng, wefat_association,
 )
 
 from reference import brute_force_p, random_set, ref_assoc, ref_cos, ref_effect
@@ -570,3 +570,51 @@ def test_progress_bar_only_when_long_and_never_under_nbgrader(capfd, monkeypatch
     a = hs.permutation_test(sx, sy, method="sampled", n_resamples=2000, rng=0, progress=True)
     b = hs.permutation_test(sx, sy, method="sampled", n_resamples=2000, rng=0, progress=False)
     assert "Permutations" in capfd.readouterr().err and a.pvalue == b.pvalue  # the bar changes nothing else
+
+
+def test_resolve_rng_is_the_one_convention():
+    # a Generator is used as it is (its state advances); a seed gives exactly default_rng(seed)
+    gen = np.random.default_rng(3)
+    assert resolve_rng(gen) is gen
+    for seed in (7, np.int64(7), [7, 2], (7, 2), np.array([7, 2]), np.random.SeedSequence(7)):
+        expected = np.random.default_rng(seed if not isinstance(seed, np.random.SeedSequence) else 7)
+        assert resolve_rng(seed).integers(0, 1 << 30, 5).tolist() == expected.integers(0, 1 << 30, 5).tolist()
+    assert resolve_rng([7, 2]).random() != resolve_rng([7, 3]).random()   # test k of a run gets its own stream
+    assert isinstance(resolve_rng(None), np.random.Generator)
+    for bad in (1.5, "7", np.random.RandomState(0), [1.5, 2], [], {"seed": 1}):
+        with pytest.raises(TypeError, match="rng must be a seed"):
+            resolve_rng(bad)
+    with pytest.raises(ValueError):
+        resolve_rng(-1)
+
+
+def test_confidence_interval_is_a_named_pair_like_scipys():
+    ci = ConfidenceInterval(0.25, 1.5)
+    low, high = ci
+    assert (low, high) == (ci.low, ci.high) == (ci[0], ci[1]) == (0.25, 1.5)
+    assert ci._fields == scipy.stats.bootstrap([[1.0, 2.0, 3.0]], np.mean, n_resamples=9,
+                                               rng=0).confidence_interval._fields == ("low", "high")
+    assert repr(ci) == "ConfidenceInterval(low=0.25, high=1.5)"
+
+
+def test_randomness_only_through_resolve_rng():
+    """No science module makes its own generator, checks a generator's type or uses NumPy's global state."""
+    import ast
+    import importlib
+    import inspect
+
+    for name in ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots"):
+        tree = ast.parse(inspect.getsource(importlib.import_module(f"helpers.{name}")))
+        allowed = set()   # resolve_rng itself, and type annotations (they draw nothing)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and node.name == "resolve_rng" and name == "statistics":
+                allowed |= {id(n) for n in ast.walk(node)}
+            annotations = ([node.returns] if isinstance(node, ast.FunctionDef) and node.returns else []) + \
+                ([node.annotation] if isinstance(node, (ast.arg, ast.AnnAssign)) and node.annotation else [])
+            allowed |= {id(n) for a in annotations for n in ast.walk(a)}
+        for node in ast.walk(tree):
+            if id(node) in allowed or not isinstance(node, ast.Attribute):
+                continue
+            text = ast.unparse(node)
+            assert not (text.startswith("np.random.") or text.startswith("numpy.random.")), (
+                f"helpers.{name} uses {text} (line {node.lineno}): take an rng argument and call resolve_rng(rng)")

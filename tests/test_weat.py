@@ -74,6 +74,10 @@ def test_trim_to_equal_is_seeded():
     kept, same_y, dropped = a
     assert same_y == y and len(kept) == 3 and len(dropped) == 5 and sorted(kept + dropped) == x
     assert trim_to_equal(y, y[::-1], np.random.default_rng(0)) == (y, y[::-1], [])
+    # a seed, as everywhere in the library (statistics.resolve_rng), draws what default_rng(seed) draws
+    assert trim_to_equal(x, y, 4) == a
+    with pytest.raises(TypeError, match="rng must be a seed"):
+        trim_to_equal(x, y, 4.0)
 
 
 def test_run_weat_bad_input(kv):

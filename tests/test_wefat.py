@@ -28,6 +28,11 @@ def test_wefat_occupations_on_glove(kv):
         scores.append(ref_assoc(v, A, B) / np.std([ref_cos(v, x) for x in A + B], ddof=1))
     np.testing.assert_allclose(res.scores, scores, atol=1e-9)
     assert res.pearson_r == pytest.approx(np.corrcoef(scores, res.values)[0, 1], abs=1e-9)
+    assert res.ddof == 1
+    # the result records ddof; with ddof = 0 every score is sqrt(16 / 15) times larger (16 attribute words)
+    pop = run_wefat_occupations(kv, ddof=0)
+    assert pop.ddof == 0
+    np.testing.assert_allclose(pop.scores, res.scores * np.sqrt(16 / 15), rtol=1e-12)
 
 
 def test_wefat_names_on_glove_after_namelike_filter(kv):
