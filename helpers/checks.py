@@ -30,12 +30,13 @@ import warnings
 import numpy as np
 
 __all__ = ["quiet", "explain", "check_callable", "check_type", "check_shape", "check_close", "check_raises",
-           "check_unchanged", "reference_calls", "check_own_work", "check_vectorised", "python_loops"]
+           "check_unchanged", "reference_calls", "check_own_work", "check_not_using", "check_vectorised",
+           "python_loops"]
 
 # Pristine references, captured at import (before any answer cell runs); the checks use only these.
 _asarray, _isfinite, _absolute, _array2string = np.asarray, np.isfinite, np.absolute, np.array2string
 _array, _array_equal = np.array, np.array_equal
-_all, _zip, _enumerate = all, zip, enumerate
+_all, _any, _zip, _enumerate = all, any, zip, enumerate
 _errstate, _ndarray, _float64 = np.errstate, np.ndarray, np.float64
 _isinstance, _issubclass, _type, _callable, _float, _tuple = isinstance, issubclass, type, callable, float, tuple
 _len, _sorted, _set, _getattr, _setattr, _id, _format, _str = len, sorted, set, getattr, setattr, id, format, str
@@ -60,8 +61,10 @@ _LIKELY_CAUSES = [
      "The function still raises NotImplementedError: replace `raise NotImplementedError()` in its "
      "answer cell with your code, then run that cell again."),
     (("ValueError",), re.compile(r"^matmul: Input operand 1 has a mismatch|shapes \S+ and \S+ not aligned"),
-     "A matrix product P @ Q needs as many columns in P as rows in Q. To pair every row of U with every row of "
-     "V, transpose the second matrix: unit_rows(U) @ unit_rows(V).T (the missing .T is the usual slip)."),
+     "A matrix product P @ Q needs as many columns in P as rows in Q: print both shapes. To pair every row of U "
+     "with every row of V, transpose the second matrix: unit_rows(U) @ unit_rows(V).T (the missing .T is the usual "
+     "slip). To apply a d x d matrix R (a rotation, a projection) to every row vector of D, shape (k, d), multiply "
+     "from the right: D @ R, not R @ D."),
     (("ValueError",), re.compile(r"operands could not be broadcast together"),
      "Two arrays of different shapes were combined element by element (+, -, *, /). Print their shapes: "
      "usual causes are a mean or sum over the wrong axis, dividing rows by their lengths without "
@@ -687,6 +690,61 @@ def check_own_work(func, *names: str, run=None, what: str | None = None):
     assert not called, (f"{label} calls the course's reference implementation ({called[0]}). "
                         "This exercise asks you to write it yourself with NumPy.")
     return result
+
+
+def check_not_using(func, *names: str, what: str | None = None, hint: str = ""):
+    """Assert that ``func`` and the notebook's own functions it uses do not use the library functions ``names``.
+
+    ``names`` are dotted (``"scipy.stats.false_discovery_control"``). The code uses one when it names
+    its last part (a global, an attribute, an import or a string) or a global name bound to the
+    function itself (``fdc = stats.false_discovery_control``). The visible twin of the grader's rule
+    (``helpers.judge``), which reads the notebook's source instead; like every rule that reads code,
+    it misses a function hidden well enough.
+
+    Parameters
+    ----------
+    func : function
+        The student's function.
+    *names : str
+        Dotted names of the forbidden library functions.
+    what : str, optional
+        How the message names ``func`` (default: its name in backquotes).
+    hint : str
+        A sentence appended to the message.
+
+    Returns
+    -------
+    None
+        When none of ``names`` is used.
+
+    Raises
+    ------
+    AssertionError
+        Naming the forbidden function and the name it was used under.
+    """
+    label = what or f"`{_getattr(func, '__name__', 'your function')}`"
+    targets = {}
+    for dotted in names:
+        module, _, attr = dotted.rpartition(".")
+        try:
+            targets[attr] = _getattr(_import_module(module), attr, None)
+        except ImportError:
+            targets[attr] = None
+    objects = [t for t in targets.values() if t is not None]
+    used = _set()
+    functions = _own_functions(func) or ([func] if _isinstance(func, _FunctionType) else [])
+    for f in functions:
+        used.update(_getattr(x, "__name__", "?") for x in _kept(f) if _any_is(x, objects))
+        for code in _codes(f.__code__):
+            for n in (*code.co_names, *(c for c in code.co_consts if _isinstance(c, _str))):
+                if n in targets or _any_is(f.__globals__.get(n), objects):
+                    used.add(n)
+    tail = f" {hint}" if hint else ""
+    assert not used, f"{label} uses {', '.join(names)} (as {', '.join(_sorted(used))}).{tail}"
+
+
+def _any_is(x, objects) -> bool:
+    return x is not None and _any(x is o for o in objects)
 
 
 _LOOPS_IN_DISGUISE = frozenset({"vectorize", "apply_along_axis", "map", "frompyfunc", "fromiter"})

@@ -109,7 +109,17 @@ def associations_tests(nb, seed):
 
 
 def associations_vectorised_tests(nb, seed):
-    """Hidden tests of the cell `associations_vectorised_tests`."""
+    """Hidden tests of the cell `associations_vectorised_tests`: a right answer, without a loop.
+
+    The point is for vectorised code that works: a stub or a wrong answer without loops earns nothing.
+    """
+    rng = np.random.default_rng([seed, 1609])
+    W = rng.normal(size=(8, 7)) * rng.uniform(0.1, 10, size=(8, 1))   # rows of very different lengths
+    A, B = rng.normal(size=(3, 7)) * 4.0, rng.normal(size=(5, 7)) * 0.3   # |A| != |B|, not unit length
+    with _chk.quiet():
+        _chk.check_close(nb.associations(W, A, B), reference.association(W, A, B),
+                         "associations(W, A, B) on random vectors (the vectorised point needs a right answer)",
+                         rtol=1e-7, atol=1e-10)
     # associations and every function of this notebook it uses, also loops in disguise (np.vectorize, map, ...)
     _chk.check_vectorised(nb.associations, hint="Use the row means of the two cosine matrices, cosine_matrix(W, A) "
                           "and cosine_matrix(W, B), instead of scoring the words one at a time.")

@@ -117,10 +117,10 @@ def _check_drawing(plot_null_distribution, null, observed, what, **kwargs):
     counts, edges = np.histogram(np.asarray(null, dtype=float), bins=kwargs.get("bins", 50))
     assert len(bars) == len(counts), (f"{what}: the given Axes should hold one bar per bin; draw the histogram on ax "
                                       "(ax.hist, not plt.hist) with bins=bins.")
-    _chk.check_close([p.get_height() for p in bars], counts, f"{what}: the heights of the bars", atol=0,
+    _chk.check_close([p.get_height() for p in bars], counts, f"{what}: the list of bar heights", atol=0,
                      hint="Each bar counts the values of the argument null in its bin (not a density).")
     _chk.check_close([p.get_x() for p in bars] + [bars[-1].get_x() + bars[-1].get_width()], edges,
-                     f"{what}: the bin edges", rtol=1e-9, atol=1e-12,
+                     f"{what}: the list of bin edges", rtol=1e-9, atol=1e-12,
                      hint="Use `bins` bins of equal width from min(null) to max(null), as ax.hist(null, bins=bins) "
                           "does.")
     xs = [line.get_xdata()[0] for line in ax.lines

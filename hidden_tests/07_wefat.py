@@ -63,7 +63,16 @@ def wefat_score_tests(nb, seed):
 
 
 def wefat_score_vectorised_tests(nb, seed):
-    """Hidden tests of the cell `wefat_score_vectorised_tests`."""
+    """Hidden tests of the cell `wefat_score_vectorised_tests`: a right answer, without a loop.
+
+    The point is for vectorised code that works: a stub or a wrong answer without loops earns nothing.
+    """
+    rng = np.random.default_rng([seed, 708])
+    W = rng.normal(size=(12, 8)) * rng.uniform(0.2, 5.0, size=(12, 1))   # rows of very different lengths
+    A, B = rng.normal(size=(4, 8)), rng.normal(size=(7, 8)) * 2.0       # |A| != |B|
+    with _chk.quiet():
+        _chk.check_close(nb.wefat_score(W, A, B), wefat_association(W, A, B),
+                         "wefat_score of 12 random vectors (the vectorised point needs a right answer)", rtol=1e-9)
     # wefat_score and every function of this notebook it uses, also loops in disguise (np.vectorize, map, ...)
     _chk.check_vectorised(nb.wefat_score, hint="Use whole-matrix operations along axis=1 on cosine_matrix(W, A) and "
                           "cosine_matrix(W, B) instead of scoring the words, or checking the inputs, one at a time.")

@@ -90,8 +90,8 @@ def lemma3_rhs_tests(nb, seed):
 
 
 def bootstrap_effect_sizes_tests(nb, seed):
-    """40 replicates on random sets of different sizes (the draws in the docstring's order), errors, NaN for
-    equal scores, inputs unchanged, own work."""
+    """40 replicates on random sets of different sizes (the draws in the docstring's order), an int seed, errors,
+    NaN for equal scores, inputs unchanged, own work."""
     bootstrap_effect_sizes = nb.bootstrap_effect_sizes
     rng = np.random.default_rng([seed, 9404])
     sets = [rng.normal(size=(k, 6)) for k in (5, 4, 6, 3)]
@@ -113,8 +113,12 @@ def bootstrap_effect_sizes_tests(nb, seed):
         _chk.check_raises(lambda: bootstrap_effect_sizes(sets[0], sets[1], np.vstack([sets[2], np.zeros(6)]), sets[3],
                                                          n_resamples=3, rng=np.random.default_rng(0)),
                           ValueError, "An attribute set with a zero vector should raise ValueError")
-        _chk.check_raises(lambda: bootstrap_effect_sizes(*sets, n_resamples=3, rng=0), TypeError,
-                          "rng=0 (an int seed, not a numpy.random.Generator) should raise TypeError")
+        # a seed in place of a Generator (the course's convention, notebook 5): np.random.default_rng(seed)
+        key = int(rng.integers(2**31))
+        _chk.check_close(bootstrap_effect_sizes(*sets, n_resamples=10, rng=key),
+                         _reference.bootstrap_effect_sizes(*sets, n_resamples=10, rng=np.random.default_rng(key)),
+                         "bootstrap_effect_sizes(X, Y, A, B, n_resamples=10, rng=seed) with an int seed", rtol=1e-6, atol=1e-9,
+                         hint="rng may be a seed or a Generator: draw from np.random.default_rng(rng).")
         undefined = bootstrap_effect_sizes(np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0]]),
                                            np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), n_resamples=3,
                                            rng=np.random.default_rng(2))

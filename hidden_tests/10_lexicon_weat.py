@@ -43,6 +43,47 @@ def load_lexicon_tests(nb, seed):
                           "A category with no word in the vocabulary should raise ValueError")
 
 
+#: The usual mistakes of Exercise 2, each as the options of :func:`_variant` that make it.
+MISTAKES = {
+    "the population standard deviation (ddof=0) instead of the sample one (ddof=1)": {"ddof": 0},
+    "dot products of the raw vectors instead of cosines (no normalisation)": {"axis": None},
+    "vectors normalised along the wrong axis (each column, axis=0, instead of each row, axis=1)": {"axis": 0},
+    "sums over X and Y instead of means": {"targets": np.sum},
+    "sums over A and B instead of means": {"attributes": np.sum},
+    "sums over X and Y and over A and B instead of means": {"targets": np.sum, "attributes": np.sum},
+    "the standard deviation of X's scores only instead of all |X| + |Y| scores pooled": {"pooled": False},
+    "Cohen's pooled standard deviation (the mean of the two variances) instead of the standard deviation of all "
+    "|X| + |Y| scores": {"pooled": "cohen"},
+    "the mean over Y minus the mean over X (the sign reversed)": {"sign": -1},
+}
+
+
+def _variant(X, Y, A, B, *, ddof=1, axis=1, targets=np.mean, attributes=np.mean, pooled=True, sign=1) -> float:
+    """The effect size computed with one of the usual mistakes (the defaults give the right one)."""
+    Xu, Yu, Au, Bu = (S if axis is None else S / np.linalg.norm(S, axis=axis, keepdims=True) for S in (X, Y, A, B))
+    w = attributes(Au, axis=0) - attributes(Bu, axis=0)
+    sx, sy = Xu @ w, Yu @ w
+    if pooled == "cohen":
+        sd = np.sqrt((sx.var(ddof=ddof) + sy.var(ddof=ddof)) / 2)
+    else:
+        sd = (np.concatenate([sx, sy]) if pooled else sx).std(ddof=ddof)
+    return float(sign * (targets(sx) - targets(sy)) / sd)
+
+
+def _likely_mistake(got, sets) -> str:
+    """A hint that names the usual mistake whose effect size equals ``got`` on ``sets`` (a general one otherwise)."""
+    try:
+        value = float(np.asarray(got, dtype=np.float64))
+    except (TypeError, ValueError):
+        value = float("nan")
+    with np.errstate(all="ignore"):
+        for mistake, options in MISTAKES.items():
+            if np.isclose(value, _variant(*sets, **options), rtol=1e-7, atol=1e-10):
+                return f"Your value is what {mistake} gives."
+    return ("Check each step: cosines (each row divided by its own length, axis=1), means (not sums) over A and B "
+            "and over X and Y, and the sample standard deviation (ddof=1) of the |X| + |Y| scores pooled.")
+
+
 def large_list_effect_size_tests(nb, seed):
     """Random sets of four different sizes (twice), vectors of different lengths, a zero vector; own work."""
     large_list_effect_size = nb.large_list_effect_size
@@ -56,8 +97,11 @@ def large_list_effect_size_tests(nb, seed):
                                 "differential_association", what="`large_list_effect_size`",
                                 run=lambda: large_list_effect_size(*sets))
         _chk.check_close(d, _reference.effect_size(*sets),
-                         "large_list_effect_size on random sets of sizes 7, 3, 11 and 4", rtol=1e-7, atol=1e-10)
-        _chk.check_close(large_list_effect_size(*sets2), _reference.effect_size(*sets2),
-                         "large_list_effect_size on random sets of sizes 2, 9, 3 and 13", rtol=1e-7, atol=1e-10)
+                         "large_list_effect_size on random sets of sizes 7, 3, 11 and 4", rtol=1e-7, atol=1e-10,
+                         hint=_likely_mistake(d, sets))
+        d2 = large_list_effect_size(*sets2)
+        _chk.check_close(d2, _reference.effect_size(*sets2),
+                         "large_list_effect_size on random sets of sizes 2, 9, 3 and 13", rtol=1e-7, atol=1e-10,
+                         hint=_likely_mistake(d2, sets2))
         _chk.check_raises(lambda: large_list_effect_size(np.vstack([sets[0], np.zeros(6)]), *sets[1:]), ValueError,
                           "A zero vector should raise ValueError")

@@ -19,7 +19,7 @@ REFERENCES = {"enumeration": ["random_rotation", "rotation_null", "rotation_pval
 
 def random_rotation_tests(nb, seed):
     """The recipe's values for d = 7, 1, 2 and 50 from hidden seeds, two successive calls with one
-    generator, d = 0; own work."""
+    generator, an int seed, d = 0; own work."""
     random_rotation = nb.random_rotation
     with _chk.quiet():
         Q = _chk.check_own_work(random_rotation, "random_rotation", "rotation_null", "rotation_pvalues",
@@ -39,6 +39,11 @@ def random_rotation_tests(nb, seed):
         _chk.check_close(np.array([first, random_rotation(4, rng_after)]),
                          np.array([_reference.random_rotation(4, ref_rng), _reference.random_rotation(4, ref_rng)]),
                          "two successive calls with one generator", atol=1e-10)
+        # a seed in place of a Generator (the course's convention, notebook 5): np.random.default_rng(seed)
+        key = int(np.random.default_rng([seed, 6]).integers(2**31))
+        _chk.check_close(random_rotation(5, key), _reference.random_rotation(5, np.random.default_rng(key)),
+                         "random_rotation(5, seed) with an int seed", atol=1e-10,
+                         hint="rng may be a seed or a Generator: draw from gen = np.random.default_rng(rng).")
         _chk.check_raises(lambda: random_rotation(0, np.random.default_rng(0)), ValueError,
                           "d = 0 should raise ValueError")
 
@@ -49,7 +54,7 @@ def _pvalues(D, E, n_resamples: int, key) -> np.ndarray:
 
 
 def rotation_pvalues_tests(nb, seed):
-    """300 rotations of random 6-d centroids, a single rotation, errors; own work."""
+    """300 rotations of random 6-d centroids, a single rotation, an int seed, errors; own work."""
     rotation_pvalues = nb.rotation_pvalues
     rng = np.random.default_rng([seed, 1111])
     D, E = rng.normal(size=(3, 6)) * 0.3, rng.normal(size=(4, 6)) * 0.2
@@ -64,6 +69,11 @@ def rotation_pvalues_tests(nb, seed):
                          "observed one.")
         _chk.check_close(rotation_pvalues(D1, E[:2], n_resamples=1, rng=np.random.default_rng([seed, 8])),
                          _pvalues(D1, E[:2], 1, [seed, 8]), "p-values with a single rotation", atol=1e-12)
+        key = int(rng.integers(2**31))
+        _chk.check_close(rotation_pvalues(D, E, n_resamples=200, rng=key), _pvalues(D, E, 200, key),
+                         "rotation_pvalues(D, E, n_resamples=200, rng=seed) with an int seed", atol=1e-12,
+                         hint="Make one Generator with np.random.default_rng(rng) and pass it to every random_rotation "
+                              "call: an int seed passed on gives the same rotation every time.")
         _chk.check_raises(lambda: rotation_pvalues(D, E[:, :5], n_resamples=3, rng=np.random.default_rng(0)),
                           ValueError, "D and E with different numbers of columns should raise ValueError")
         _chk.check_raises(lambda: rotation_pvalues(D, E, n_resamples=0, rng=np.random.default_rng(0)), ValueError,

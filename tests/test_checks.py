@@ -9,7 +9,7 @@ import pytest
 
 import helpers
 import helpers.statistics as st
-from helpers.checks import (check_close, check_own_work, check_raises, check_type, check_unchanged, check_vectorised,
+from helpers.checks import (check_close, check_not_using, check_own_work, check_raises, check_type, check_unchanged, check_vectorised,
                             explain, python_loops, quiet, reference_calls)
 from helpers.embeddings import vectors  # noqa: F401  (a helpers function whose name is also an attribute name)
 from helpers.statistics import cosine as imported_cosine
@@ -408,3 +408,24 @@ def test_run_time_spy_sees_the_lexicon_reference():
     with pytest.raises(AssertionError, match="bootstrap_effect_sizes"):
         check_own_work(my_bootstrap, "bootstrap_effect_sizes",
                        run=lambda: my_bootstrap(*sets, n_resamples=3, rng=np.random.default_rng(1)))
+
+
+@pytest.mark.parametrize("source, fails", [
+    ("import scipy.stats as sps\ndef bh(p):\n    return sps.false_discovery_control(p)\n", True),
+    ("from scipy.stats import false_discovery_control as fdc\ndef bh(p):\n    return fdc(p)\n", True),
+    ("import scipy.stats\nf = scipy.stats.false_discovery_control\ndef _mine(p):\n    return f(p)\n"
+     "def bh(p):\n    return _mine(p)\n", True),
+    ("import scipy.stats as s\ndef bh(p):\n    return getattr(s, 'false_discovery_control')(p)\n", True),
+    ("def bh(p):\n    from scipy.stats import false_discovery_control\n    return false_discovery_control(p)\n", True),
+    ("import numpy as np\nfrom scipy.stats import false_discovery_control\n"
+     "def bh(p):\n    \"\"\"Not scipy.stats.false_discovery_control.\"\"\"\n    return np.minimum.accumulate(p)\n", False),
+])
+def test_check_not_using_reads_the_function_in_the_kernel(source, fails):
+    """The visible twin of the grader's check_not_using (tests/test_judge.py), on the function objects."""
+    namespace = {"__name__": "__main__"}
+    exec(compile(source, "<cell>", "exec"), namespace)  # noqa: S102 - a fixed test source
+    if fails:
+        with pytest.raises(AssertionError, match="uses scipy.stats.false_discovery_control"):
+            check_not_using(namespace["bh"], "scipy.stats.false_discovery_control")
+    else:
+        check_not_using(namespace["bh"], "scipy.stats.false_discovery_control")

@@ -6,15 +6,20 @@ Exercise 2 (its hidden tests compute the expected p-values with the course's ref
 
 _ROTATION_FAILS = ["random_rotation_tests", "rotation_pvalues_tests"]
 _SIGNS = "return Q * signs"
-_GAUSSIAN = "Z = rng.standard_normal((d, d))"
+_GAUSSIAN = "Z = gen.standard_normal((d, d))"
+_GENERATOR = "gen = np.random.default_rng(rng)\n    Z = gen"
 _COUNT = "count += (D @ R) @ E.T >= observed"
-_ROTATE = "R = random_rotation(D.shape[1], rng)"
+_ROTATE = "R = random_rotation(D.shape[1], gen)"
 _ROTATE_PER_CLUSTER = ("count += np.array([D[i] @ random_rotation(D.shape[1], rng) for i in range(len(D))]) @ E.T "
                        ">= observed")
-_ROTATE_EACH_RESAMPLE = "    for _ in range(int(n_resamples)):\n        R = random_rotation(D.shape[1], rng)\n"
-_ROTATE_ONCE = "    R = random_rotation(D.shape[1], rng)\n    for _ in range(int(n_resamples)):\n"
+_ROTATE_EACH_RESAMPLE = "    for _ in range(int(n_resamples)):\n        R = random_rotation(D.shape[1], gen)\n"
+_ROTATE_ONCE = "    R = random_rotation(D.shape[1], gen)\n    for _ in range(int(n_resamples)):\n"
 _SCALED = "scaled = flat[order] * m / np.arange(1, m + 1)"
 _RUNNING_MIN = "q_sorted = np.minimum.accumulate(scaled[::-1])[::-1]"
+_FLAT = "    flat = p.ravel()"
+_CALL_SCIPY = ("    from scipy.stats import false_discovery_control\n"
+               "    return false_discovery_control(p.ravel(), method='bh').reshape(p.shape)\n")
+_CALL_REFERENCE = "    from helpers.enumeration import benjamini_hochberg as bh\n    return bh(p)\n"
 _BH_PER_ROW = '''
 def benjamini_hochberg(p):
     p = np.asarray(p, dtype=np.float64)
@@ -43,7 +48,9 @@ MUTANTS = [
     {"name": "rotation: QR without the sign fix (orthogonal, but not uniformly distributed)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return Q")]},
     {"name": "rotation: the sign fix applied to the rows of Q instead of its columns", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return signs[:, None] * Q")]},
     {"name": "rotation: NumPy's global random state instead of rng (not reproducible)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GAUSSIAN, "Z = np.random.standard_normal((d, d))")]},
-    {"name": "rotation: QR of uniform numbers instead of standard normal ones (not uniformly distributed)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GAUSSIAN, "Z = rng.random((d, d))")]},
+    {"name": "rotation: QR of uniform numbers instead of standard normal ones (not uniformly distributed)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GAUSSIAN, "Z = gen.random((d, d))")]},
+    {"name": "rotation: ignores the given Generator (a new one from the fixed seed 0)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GENERATOR, "gen = np.random.default_rng(0)\n    Z = gen")]},
+    {"name": "rotation: draws from rng itself (fails for an int seed; rotation_pvalues passes it a Generator)", "cell": "random_rotation", "fails": ["random_rotation_tests"], "replace": [(_GAUSSIAN, "Z = rng.standard_normal((d, d))")]},
     # --- Exercise 2: rotation_pvalues
     {"name": "p-values: a different rotation for each name cluster (destroys the names' own geometry)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, _ROTATE_PER_CLUSTER)]},
     {"name": "p-values: rotates the words instead of the names (same distribution, not the documented recipe)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += D @ (E @ R).T >= observed")]},
@@ -52,6 +59,10 @@ MUTANTS = [
     {"name": "p-values: ties not counted as at least as extreme (> instead of >=)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += (D @ R) @ E.T > observed")]},
     {"name": "p-values: two-sided (absolute values) instead of one-sided", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += np.abs((D @ R) @ E.T) >= np.abs(observed)")]},
     {"name": "p-values: one rotation drawn once and reused for every resample", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_ROTATE_EACH_RESAMPLE, _ROTATE_ONCE)]},
+    {"name": "p-values: the int seed passed on to random_rotation (the same rotation in every resample)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_ROTATE, "R = random_rotation(D.shape[1], rng)")]},
+    {"name": "p-values: the rotation applied from the left, R @ D (shapes do not match)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += (R @ D) @ E.T >= observed")]},
+    {"name": "BH: calls scipy.stats.false_discovery_control", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_FLAT, _CALL_SCIPY + _FLAT)]},
+    {"name": "BH: calls the course's reference implementation", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_FLAT, _CALL_REFERENCE + _FLAT)]},
     {"name": "p-values: a fresh unseeded generator for each rotation (global randomness, not reproducible)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_ROTATE, "R = random_rotation(D.shape[1], np.random.default_rng())")]},
     # --- Exercise 3: benjamini_hochberg
     {"name": "BH: Bonferroni instead (m p, no division by the rank)", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_SCALED, "scaled = flat[order] * m")]},
