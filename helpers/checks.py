@@ -698,7 +698,7 @@ def check_not_using(func, *names: str, what: str | None = None, hint: str = ""):
     ``names`` are dotted (``"scipy.stats.false_discovery_control"``). The code uses one when it names
     its last part (a global, an attribute, an import or a string) or a global name bound to the
     function itself (``fdc = stats.false_discovery_control``). The visible twin of the grader's rule
-    (``helpers.judge``), which reads the notebook's source instead; like every rule that reads code,
+    (``helpers.grading.judge``), which reads the notebook's source instead; like every rule that reads code,
     it misses a function hidden well enough.
 
     Parameters
