@@ -446,6 +446,22 @@ def test_a_forged_answer_is_only_a_value(kernel):
         kernel.kc.execute_interactive("del __weat_judge__", timeout=30)
 
 
+def test_a_kernel_that_garbles_its_messages_is_replaced_not_waited_for():
+    """A student's function that changes the kernel's session key makes every later message unreadable
+    ("Invalid Signature"): the judge says so at once (the executor then replaces the kernel, flagged),
+    instead of waiting out the time limit or failing the whole notebook."""
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        kc.execute_interactive("def forge():\n    get_ipython().kernel.session.key = b'forged'\n    return 1.0\n",
+                               timeout=60)
+        with pytest.raises(judge.KernelGarbled, match="Invalid Signature"):
+            Remote(_Channel(_Executor(km, kc), timeout=60), "forge")()
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
 
 def test_the_stripped_copies_live_in_a_private_folder(tmp_path, monkeypatch):
     """Per user (on a hub, another user's folder is not writable) and refused when anyone else can write it."""

@@ -385,6 +385,8 @@ def test_resilient_execute_recovers_and_flags(tmp_path, use_sandbox):
         graded("import time\nwhile True:\n    try:\n        time.sleep(0.05)\n    except:\n        pass", "hangs"),
         new_code_cell("x += 10\nprint(x + 2)"),
         graded("import os\nos.symlink('/etc/passwd', 'link')", "links"),
+        graded("get_ipython().kernel.session.key = b'forged'\nprint('unreadable')", "garbles"),
+        new_code_cell("print(x + 3)"),
     ])
     nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
     c = Config()
@@ -401,11 +403,14 @@ def test_resilient_execute_recovers_and_flags(tmp_path, use_sandbox):
     assert out[2] == [("stream", "2\n")]                       # x came back: cell 0 was replayed
     assert ("error", "CellTimeoutError") in out[3]
     assert out[4] == [("stream", "13\n")]                      # replay ran cells 0 and 2 once each, not 1 or 3
+    assert out[6] == [("error", "KernelMessageError")]         # a changed session key: messages unreadable
+    assert out[7] == [("stream", "14\n")]                      # a new kernel, replayed (cells 0, 2, 4; not 5)
     flags = notebook_flags(nb)
     # sandboxed, the link lands in the kernel's own tmpfs and never in the real folder; without the
     # sandbox it does, and is removed and flagged
-    assert [f["cell"] for f in flags] == ["dies", "hangs"] + ([] if use_sandbox else [None])
+    assert [f["cell"] for f in flags] == ["dies", "hangs", "garbles"] + ([] if use_sandbox else [None])
     assert "os._exit" in flags[0]["reason"] and "did not stop when interrupted" in flags[1]["reason"]
+    assert "could not read (ValueError: Invalid Signature" in flags[2]["reason"]
     assert not os.path.lexists(work / "link"), "a symbolic link left by the notebook was not removed"
 
 

@@ -4,7 +4,10 @@ The scan must flag every attack of issue 10 and no honest answer: the false-posi
 over every worked solution and every mutant in tests/mutants/ (0 flags). The autograde end to end
 (flags in the gradebook, scores kept) is in tests/test_adversarial.py.
 """
+import ast
+import gc
 import re
+import sys
 
 import nbformat
 import pytest
@@ -146,6 +149,59 @@ def test_add_flag_and_notebook_flags():
 def test_scan_fails_closed_on_code_it_cannot_read(code):
     """A cell the scan cannot parse is flagged (a person looks), never passed silently."""
     assert scan.scan_source(code, modules=MODULES, protected=PROTECTED) == [scan.UNREADABLE]
+
+
+def _while_another_tree_is_built(parse):
+    """``parse(code)`` while the garbage collector, on its first pass, builds a second syntax tree (as a
+    finaliser that formats a traceback does): ``(result or exception, whether the second tree was built)``."""
+    left = [1]
+
+    def build_another(phase, info):
+        if phase == "start" and left[0]:
+            left[0] -= 1
+            ast.parse("[[[1]]]")
+
+    code = "x = 1\n" + "def g(a):\n    return [a, (a, {a: [a]})]\n" * 50
+    old = gc.get_threshold()
+    gc.callbacks.append(build_another)
+    gc.set_threshold(1, 1, 1)
+    try:
+        return parse(code), left == [0]
+    except Exception as exc:  # noqa: BLE001 - returned for the assertions
+        return exc, left == [0]
+    finally:
+        gc.callbacks.remove(build_another)
+        gc.set_threshold(*old)
+
+
+def test_scan_reads_code_while_python_builds_another_tree(monkeypatch):
+    """CPython 3.11 (python/cpython#106905) raises ``SystemError: AST constructor recursion depth mismatch``
+    for good code when a tree is built while another is (seen in CI: an honest mutant failed the scan after
+    an earlier autograde left a task whose finaliser logged a traceback). The scan retries once, and
+    flags the cell (fails closed) if Python fails again."""
+    raw, nested = _while_another_tree_is_built(lambda c: compile(c, "<c>", "exec", flags=ast.PyCF_ONLY_AST))
+    assert nested
+    if sys.version_info < (3, 12):  # the bug is real on the Python the course runs on
+        assert isinstance(raw, SystemError) and "recursion depth mismatch" in str(raw), raw
+
+    real, failures = compile, []
+
+    def flaky(*args, **kwargs):
+        if len(failures) < failures_wanted:
+            failures.append(1)
+            raise SystemError("AST constructor recursion depth mismatch (before=126, after=178)")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scan, "compile", flaky, raising=False)
+    failures_wanted = 1
+    tree = scan.parse_python("x = 1\nimport subprocess")
+    assert isinstance(tree, ast.Module) and len(tree.body) == 2 and failures == [1]
+    failures.clear()
+    assert any("imports subprocess" in r for r in scan.scan_source("import subprocess", modules=MODULES,
+                                                                     protected=PROTECTED))
+    failures.clear()
+    failures_wanted = 10
+    assert scan.scan_source("x = 1", modules=MODULES, protected=PROTECTED) == [scan.UNREADABLE]
 
 
 def test_scan_reads_top_level_await_as_the_kernel_does():

@@ -41,14 +41,14 @@ import stat
 from contextlib import contextmanager
 from time import monotonic
 
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 from traitlets import Integer, default
 
 from .flags import add_flag, grade_id
-from .judge import judge_for
+from .judge import GARBLED, judge_for
 from .rendering import screen_output
 from .sandbox import SandboxError, SandboxKernelManager
 
@@ -185,6 +185,11 @@ class ResilientExecute(Execute):
             self._recover(cell, index, "KernelDied", DIED)
         except CellTimeoutError:
             self._recover(cell, index, "CellTimeoutError", HUNG.format(timeout=self.timeout))
+        except (SandboxError, CellExecutionError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - e.g. "Invalid Signature": a message the grader cannot read
+            self._recover(cell, index, "KernelMessageError",
+                          GARBLED.format(detail=f"{type(exc).__name__}: {str(exc)[:200]}"))
         else:
             self._ran.append(index)
             if self.judge is not None:

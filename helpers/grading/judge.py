@@ -48,6 +48,7 @@ import importlib.util
 import io
 import json
 import os
+import queue
 import secrets
 import shutil
 import sys
@@ -64,6 +65,7 @@ from traitlets.config import Configurable
 from .. import checks as _library_checks
 from .flags import add_flag, grade_id
 from .sandbox import package_dir
+from .scan import parse_python
 
 __all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "TextFile",
            "NotebookProxy", "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package",
@@ -82,6 +84,10 @@ NO_CASES = ("This cell has no hidden tests in {path} (a function named {gid}): t
             "'Adding an exercise').")
 CASE_BUG = ("The grader could not finish checking this cell ({kind} in the hidden tests, not necessarily in your "
             "code). It scored 0 for now and is flagged: a person will look at it.")
+GARBLED = ("The Python kernel running this notebook sent a message the grader could not read ({detail}; code that "
+           "changes the kernel's own settings, such as its session key, does this). The grader stopped the kernel, "
+           "started a new one, re-ran the cells above this one and went on with the next cell. This cell scored 0, "
+           "and it is flagged for a person to look at.")
 STUCK = ("Your code did not answer the grader within {timeout:.0f} s while it was being checked (an endless loop, "
          "or work far slower than needed). This cell scored 0 and is flagged for a person to look at.")
 
@@ -92,6 +98,10 @@ class JudgeError(RuntimeError):
 
 class KernelStuck(JudgeError):
     """A call did not finish within the time limit."""
+
+
+class KernelGarbled(JudgeError):
+    """The kernel sent a message the grader could not read (for example signed with a changed key)."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -481,10 +491,12 @@ class _Channel:
                 continue
             try:
                 reply = await ensure_async(kc.get_shell_msg(timeout=min(remaining, 5)))
-            except Exception:  # queue.Empty: nothing yet  # noqa: BLE001
+            except queue.Empty:  # nothing yet
                 if not await ensure_async(self.executor.km.is_alive()):
                     raise JudgeError("the kernel died while it was being checked") from None
                 continue
+            except Exception as exc:  # noqa: BLE001 - a message that cannot be read: this kernel is replaced
+                raise KernelGarbled(f"{type(exc).__name__}: {str(exc)[:200]}") from None
             if reply.get("parent_header", {}).get("msg_id") == msg_id:
                 break
         await self._drain_iopub(kc)
@@ -499,8 +511,10 @@ class _Channel:
         for _ in range(10_000):
             try:
                 await ensure_async(kc.get_iopub_msg(timeout=0))
-            except Exception:  # noqa: BLE001 - queue.Empty: drained
+            except queue.Empty:  # drained
                 return
+            except Exception as exc:  # noqa: BLE001 - a message that cannot be read: this kernel is replaced
+                raise KernelGarbled(f"{type(exc).__name__}: {str(exc)[:200]}") from None
 
 
 class Missing:
@@ -608,8 +622,8 @@ def _parse(source: str):
     """The cell's syntax tree; IPython lines (magics, shell escapes) are blanked first."""
     lines = [("" if ln.lstrip().startswith(("%", "!")) else ln) for ln in source.splitlines()]
     try:
-        return ast.parse("\n".join(lines))
-    except SyntaxError:
+        return parse_python("\n".join(lines), top_level_await=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
 
@@ -877,7 +891,7 @@ STUB = ("raise RuntimeError({label!r} ' is not available while your work is grad
 
 def _strip_source(source: str, names, module: str) -> str:
     """``source`` with the body of each top-level function in ``names`` replaced by a ``raise``."""
-    tree = ast.parse(source)
+    tree = parse_python(source, top_level_await=False)
     lines = source.splitlines(keepends=True)
     edits = []
     for node in tree.body:
@@ -1084,6 +1098,8 @@ class NotebookJudge:
         except KernelStuck:
             # the error output, the flag and a fresh kernel (the cells so far re-run) for the cells after it
             executor._recover(cell, index, "TimeoutError", STUCK.format(timeout=self.timeout))
+        except KernelGarbled as exc:
+            executor._recover(cell, index, "KernelMessageError", GARBLED.format(detail=exc))
         except JudgeError as exc:
             text = f"The grader could not check this cell: {exc}. It scored 0 and is flagged for a person."
             cell.outputs.append(_error_output("NotJudged", text))

@@ -182,24 +182,43 @@ UNREADABLE = ("could not be read as Python by the scan (a syntax error, or code 
               "in it was checked; a person should look")
 
 
-def _compile(text: str):
-    """The syntax tree of ``text`` as the kernel compiles it (IPython allows a top-level ``await``)."""
-    return compile(text, "<cell>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
-                   dont_inherit=True)
+def parse_python(text: str, *, top_level_await: bool = True):
+    """The syntax tree of ``text`` as the kernel compiles it (IPython allows a top-level ``await``).
+
+    CPython 3.11 keeps one recursion counter for every syntax tree it builds; a tree built while
+    another is being built (a finaliser that formats a traceback, which parses source lines) leaves
+    it unbalanced, and ``compile`` raises ``SystemError: AST constructor recursion depth mismatch``
+    for code that is fine (python/cpython#106905). The spurious error is retried once; a second one
+    becomes a ``ValueError``, which every caller treats as code it could not read (flagged).
+
+    Raises
+    ------
+    SyntaxError, ValueError, RecursionError, MemoryError
+        ``text`` is not Python the scan can read.
+    """
+    flags = ast.PyCF_ONLY_AST | (ast.PyCF_ALLOW_TOP_LEVEL_AWAIT if top_level_await else 0)
+    try:
+        return compile(text, "<cell>", "exec", flags=flags, dont_inherit=True)
+    except SystemError:
+        pass  # the spurious error: once more
+    try:
+        return compile(text, "<cell>", "exec", flags=flags, dont_inherit=True)
+    except SystemError as exc:
+        raise ValueError(f"Python could not build the syntax tree ({exc})") from None
 
 
 def _parse(source: str):
     """(tree, uses_magics) for a cell: plain Python, or IPython syntax turned into Python; tree is
     None when the cell is neither (the callers flag that: the scan fails closed)."""
     try:
-        return _compile(source), False
+        return parse_python(source), False
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         pass
     try:
         from IPython.core.inputtransformer2 import TransformerManager
 
         transformed = TransformerManager().transform_cell(source)
-        tree = _compile(transformed)
+        tree = parse_python(transformed)
     except Exception:  # noqa: BLE001 - not Python: scan_source flags it (UNREADABLE)
         return None, False
     return tree, transformed.strip() != source.strip()
@@ -321,7 +340,7 @@ def _tokens(source: str) -> list[str]:
     """Normalised tokens of a function: no comments, docstrings, annotations or formatting;
     every name except attribute names (``np.linalg.norm`` keeps ``linalg``, ``norm``) becomes
     ``N``, every string ``S``."""
-    tree = _strip_docstrings(ast.parse(source))
+    tree = _strip_docstrings(parse_python(source, top_level_await=False))
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             n.returns = None
