@@ -325,7 +325,9 @@ def test_no_process_survives_its_kernel(attacked):
 
 def test_memory_bomb_is_stopped(attacked):
     out = _outputs(attacked, "i-memory-bomb")
-    assert "MemoryError" in out or "KernelDied" in out, out[-2000:]
+    # a MemoryError in the cell, or a kernel that died of it, or one that, short of memory, sent a broken
+    # message (seen once in CI: "Invalid Signature"); each is stopped, and the last two are flagged
+    assert any(e in out for e in ("MemoryError", "KernelDied", "KernelMessageError")), out[-2000:]
 
 
 @pytest.mark.parametrize("student, ename", [("j-swallow-interrupt", "CellTimeoutError"),
