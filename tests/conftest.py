@@ -8,6 +8,10 @@
   generate each release once and autograde each assignment's synthetic students once, so the
   expensive steps are shared by all the tests of an assignment.
 * At the end, a summary lists the measured time of every step and of all tests per assignment.
+* Tests run in parallel (pytest-xdist, ``-n`` in pyproject.toml) in groups that each go to one worker:
+  all the tests of an assignment (they share its release, round trip and mutant harness), and every
+  other test file whole (they share module fixtures). The longest groups are sent first. Workers
+  send their timings and mutant counts with their reports, so the summary is the same with ``-n0``.
 """
 from __future__ import annotations
 
@@ -21,8 +25,19 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbgrader_tools as nbt  # noqa: E402
 
-_TIMES: dict = defaultdict(dict)          # assignment -> {step: seconds}
-_TEST_TIME: dict = defaultdict(float)     # assignment -> seconds spent in its tests
+_TIMES: dict = defaultdict(dict)          # assignment -> {step: seconds} (this process's steps)
+# what the summary prints, gathered from every test report (from this process or an xdist worker)
+_SEEN_TIMES: dict = defaultdict(dict)      # assignment -> {step: (wall, cpu)}
+_SEEN_TEST_TIME: dict = defaultdict(float) # assignment -> seconds spent in its tests
+_SEEN_MUTANTS: dict = {}                   # assignment -> (mutants shown to lose exactly their cells, of how many)
+
+# Groups sent to the xdist workers first, longest first (seconds measured in CI on the 2-core machine,
+# fixtures included); the others follow in collection order. A scheduling hint only: a wrong order
+# costs time, never a test.
+LONG_GROUPS = ["tests/test_grading.py", "tests/test_grading_behaviour.py", "tests/test_grading_damage.py",
+               "tests/test_adversarial.py", "tests/test_sandbox.py", "assignment-11_enumerating_biases",
+               "tests/test_site.py", "tests/test_hub.py", "tests/test_instructor_commands.py", "tests/test_cluster.py",
+               "tests/test_student_lab.py"]
 
 
 def pytest_addoption(parser):
@@ -64,10 +79,37 @@ def record_time(assignment: str, step: str, watch: "nbt.Stopwatch") -> None:
     print(f"[{assignment}] {step}: {watch.wall:.1f} s wall, {watch.cpu:.1f} s CPU")
 
 
-def pytest_runtest_logreport(report):
-    callspec = getattr(report, "_assignment", None)
-    if callspec:
-        _TEST_TIME[callspec] += report.duration
+def group_of(nodeid: str) -> str:
+    """The xdist group of a test: ``assignment-NN_topic`` for a test of one assignment, else its file."""
+    file, _, rest = nodeid.partition("::")
+    if rest.endswith("]") and "[" in rest:
+        param = rest[rest.index("[") + 1:-1]
+        for a in nbt.discover_assignments():
+            if param == a or param.startswith(a + "-"):
+                return f"assignment-{a}"
+    return file
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's scope scheduler with the groups of :func:`group_of` as scopes (sent in collection order)."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class CourseGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    return CourseGroups(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests of each group together, the long groups first (xdist sends groups in this order)."""
+    groups: dict = {}
+    for item in items:
+        groups.setdefault(group_of(item.nodeid), []).append(item)
+    rank = {g: k for k, g in enumerate(LONG_GROUPS)}
+    order = sorted(groups, key=lambda g: rank.get(g, len(rank)))  # stable: the rest keep collection order
+    items[:] = [item for g in order for item in groups[g]]
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -75,24 +117,39 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     params = getattr(getattr(item, "callspec", None), "params", {})
-    if "assignment" in params:
-        report._assignment = params["assignment"]
+    a = params.get("assignment")
+    if a:  # plain data, so that an xdist worker's report carries it to the summary
+        report.user_properties.append(("course_assignment", {
+            "assignment": a, "times": {k: list(v) for k, v in _TIMES.get(a, {}).items()},
+            "mutants": list(_MUTANTS_JUDGED[a]) if a in _MUTANTS_JUDGED else None}))
+
+
+def pytest_runtest_logreport(report):
+    for key, value in getattr(report, "user_properties", []):
+        if key != "course_assignment":
+            continue
+        a = value["assignment"]
+        _SEEN_TEST_TIME[a] += report.duration
+        _SEEN_TIMES[a].update({k: tuple(v) for k, v in value["times"].items()})
+        if value["mutants"] is not None:  # an assignment's tests run on one worker: the latest count is its count
+            _SEEN_MUTANTS[a] = tuple(value["mutants"])
 
 
 def pytest_terminal_summary(terminalreporter):
     tr = terminalreporter
-    if _MUTANTS_JUDGED:
-        shown = sum(k for k, _ in _MUTANTS_JUDGED.values())
-        total = sum(n for _, n in _MUTANTS_JUDGED.values())
+    if _SEEN_MUTANTS:
+        shown = sum(k for k, _ in _SEEN_MUTANTS.values())
+        total = sum(n for _, n in _SEEN_MUTANTS.values())
         tr.section("mutants")
         tr.write_line(f"{shown} of {total} mutants shown to lose exactly their cells "
-                      f"({len(_MUTANTS_JUDGED)} assignments)")
-    if not _TIMES and not _TEST_TIME:
+                      f"({len(_SEEN_MUTANTS)} assignments)")
+    if not _SEEN_TIMES and not _SEEN_TEST_TIME:
         return
     tr.section("notebook test timings (wall clock; CPU seconds of the step and its kernels in brackets)")
-    for a in sorted(set(_TIMES) | set(_TEST_TIME)):
-        steps = ", ".join(f"{k} {w:.1f} s ({c:.1f} s CPU)" for k, (w, c) in _TIMES[a].items())
-        tr.write_line(f"{a}: all its tests {_TEST_TIME[a]:.1f} s (fixtures included){'; ' + steps if steps else ''}")
+    for a in sorted(set(_SEEN_TIMES) | set(_SEEN_TEST_TIME)):
+        steps = ", ".join(f"{k} {w:.1f} s ({c:.1f} s CPU)" for k, (w, c) in _SEEN_TIMES[a].items())
+        tr.write_line(f"{a}: all its tests {_SEEN_TEST_TIME[a]:.1f} s (fixtures included)"
+                      f"{'; ' + steps if steps else ''}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -47,7 +47,7 @@ import pytest
 import nbgrader_tools as nbt
 
 A = "01_cosine"
-TEST_ONLY = ("pytest", "nbval", "playwright", "psycopg")
+TEST_ONLY = ("pytest", "pytest-xdist", "nbval", "playwright", "psycopg")
 
 
 @pytest.fixture(scope="module")
