@@ -42,9 +42,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ASSIGNMENT = "01_cosine"
-CHROMIUM = os.environ.get("COURSE_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 SERVER_START_TIMEOUT = 60      # s: JupyterLab answering /api/status
 RUN_ALL_TIMEOUT = 90           # s: Run All Cells until every code cell has run and the kernel is idle
@@ -52,26 +49,9 @@ UI_TIMEOUT_MS = 30_000         # ms: one page element to appear
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbgrader_tools as tools  # noqa: E402  (shared helpers of the nbgrader tests)
+from browser_tools import CHROMIUM, CHROMIUM_FLAGS, LAUNCH_TIMEOUT_MS, require_browser  # noqa: E402
 
 # --------------------------------------------------------------------------- what is needed, or skip
-
-def _skip(reason: str):
-    """Skip, unless COURSE_TEST_BROWSER_REQUIRED=1 (set by .ci/run): then a missing browser fails."""
-    if os.environ.get("COURSE_TEST_BROWSER_REQUIRED") == "1":
-        pytest.fail(f"COURSE_TEST_BROWSER_REQUIRED=1 but {reason}")
-    pytest.skip(reason)
-
-
-def _require_browser():
-    if not Path(CHROMIUM).is_file() or not os.access(CHROMIUM, os.X_OK):
-        _skip(f"no Chromium at {CHROMIUM}: as root, `DEBIAN_FRONTEND=noninteractive apt-get install -y "
-                    f"chromium` (Debian's; never `playwright install`), or set COURSE_TEST_CHROMIUM")
-    try:
-        from playwright.sync_api import sync_playwright  # noqa: F401
-    except ImportError as exc:
-        _skip(f"playwright is not importable ({exc}): `pip install -r requirements.txt` "
-                    f"(pip install playwright; do NOT run `playwright install`, Debian's Chromium is used)")
-
 
 def _require_notebooks():
     release = ROOT / "notebooks" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
@@ -113,7 +93,7 @@ class LabServer:
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """A temporary copy of the course root holding a correct submission in place of the release."""
-    _require_browser()
+    require_browser()
     release, source = _require_notebooks()
     course = tmp_path_factory.mktemp("course")
     ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
@@ -216,7 +196,7 @@ def _stop(proc: subprocess.Popen) -> None:
 @pytest.fixture(scope="module")
 def browser_context(tmp_path_factory):
     """Headless Debian Chromium with a fresh profile, driven by Playwright; always closed."""
-    _require_browser()
+    require_browser()
     from playwright.sync_api import sync_playwright
 
     profile = tmp_path_factory.mktemp("chromium-profile")
@@ -226,7 +206,7 @@ def browser_context(tmp_path_factory):
         # launch_persistent_context: Playwright passes the fresh profile as --user-data-dir
         context = pw.chromium.launch_persistent_context(
             str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1400, "height": 1000}, timeout=60_000)
+            viewport={"width": 1400, "height": 1000}, timeout=LAUNCH_TIMEOUT_MS)
         context.set_default_timeout(UI_TIMEOUT_MS)
         context.external_requests = []
 

@@ -15,7 +15,6 @@ control that shows each check can fail. Checked:
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -23,10 +22,10 @@ from pathlib import Path
 import pytest
 
 import nbgrader_tools as nbt
+from browser_tools import chromium
 
 A = "01_cosine"
 STUDENT = "carol"
-CHROMIUM = os.environ.get("COURSE_TEST_CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
@@ -84,34 +83,24 @@ def test_the_page_loads_nothing_from_outside(pages):
 
 def _render(path: Path) -> dict:
     """Open ``path`` in Chromium (800 x 900) with every other request refused; what MathJax did and what overflows."""
-    if not Path(CHROMIUM).is_file():
-        if os.environ.get("COURSE_TEST_BROWSER_REQUIRED") == "1":
-            pytest.fail(f"COURSE_TEST_BROWSER_REQUIRED=1 but there is no Chromium at {CHROMIUM}")
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
     requests, errors = [], []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 800, "height": 900})
+        page.route("**/*", lambda route: route.continue_() if route.request.url == path.as_uri()
+                   else (requests.append(route.request.url), route.abort()))
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(path.as_uri(), wait_until="load")
         try:
-            page = browser.new_page(viewport={"width": 800, "height": 900})
-            page.route("**/*", lambda route: route.continue_() if route.request.url == path.as_uri()
-                       else (requests.append(route.request.url), route.abort()))
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(path.as_uri(), wait_until="load")
-            try:
-                page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=10_000)
-                page.evaluate("MathJax.startup.promise")
-            except Exception:  # noqa: BLE001 - no MathJax on the page: reported by the counts below
-                pass
-            found = page.evaluate("""() => ({
-                typeset: document.querySelectorAll('mjx-container').length,
-                mathErrors: document.querySelectorAll('mjx-merror').length,
-                wideOutputs: [...document.querySelectorAll('div.output_area pre')]
-                    .filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.trim().slice(0, 60)),
-            })""")
-        finally:
-            browser.close()
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=10_000)
+            page.evaluate("MathJax.startup.promise")
+        except Exception:  # noqa: BLE001 - no MathJax on the page: reported by the counts below
+            pass
+        found = page.evaluate("""() => ({
+            typeset: document.querySelectorAll('mjx-container').length,
+            mathErrors: document.querySelectorAll('mjx-merror').length,
+            wideOutputs: [...document.querySelectorAll('div.output_area pre')]
+                .filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.trim().slice(0, 60)),
+        })""")
     return {**found, "requests": requests, "errors": errors}
 
 

@@ -40,6 +40,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbgrader_tools as nbt  # noqa: E402
+from browser_tools import chromium  # noqa: E402
 
 from helpers import mathjax, site  # noqa: E402
 from helpers.cli import main as cli_main  # noqa: E402
@@ -47,9 +48,6 @@ from helpers.cli import main as cli_main  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 EXECUTED = ROOT / "executed"
 ARTIFACTS = ROOT / "test-artifacts" / "site"
-CHROMIUM = os.environ.get("COURSE_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ASSIGNMENTS = nbt.discover_assignments()
 PAGE_TIMEOUT_MS = 90_000  # one page element or load; generous: a loaded 2-core machine takes 10-15 s a page
 BUILD_TIMES: dict[str, float] = {}
@@ -558,31 +556,11 @@ def test_class_edition_has_no_outputs_and_no_results(class_edition):
 
 # ============================================================================ in Chromium
 
-def _require_browser():
-    if not Path(CHROMIUM).is_file() or not os.access(CHROMIUM, os.X_OK):
-        _skip(f"no Chromium at {CHROMIUM}: as root, `DEBIAN_FRONTEND=noninteractive apt-get install -y chromium` "
-              "(Debian's; never `playwright install`), or set COURSE_TEST_CHROMIUM", "COURSE_TEST_BROWSER_REQUIRED")
-    try:
-        from playwright.sync_api import sync_playwright  # noqa: F401
-    except ImportError as exc:
-        _skip(f"playwright is not importable ({exc}): pip install -r requirements.txt", "COURSE_TEST_BROWSER_REQUIRED")
-
-
 @pytest.fixture(scope="module")
 def browser():
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    pw = sync_playwright().start()
-    b = None
-    try:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS, timeout=60_000)
+    with chromium() as b:
         yield b
-    finally:
-        if b is not None:
-            b.close()
-        pw.stop()
 
 
 def _context(browser, root: Path, **kw):

@@ -55,8 +55,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbgrader_tools as tools  # noqa: E402
-from test_browser import (CHROMIUM, CHROMIUM_FLAGS, SERVER_START_TIMEOUT, UI_TIMEOUT_MS,  # noqa: E402
-                          _free_port, _require_browser, _stop)
+from browser_tools import chromium, require_browser  # noqa: E402
+from test_browser import SERVER_START_TIMEOUT, UI_TIMEOUT_MS, _free_port, _stop  # noqa: E402
 
 ROOT = tools.COURSE_ROOT
 ARTIFACTS = ROOT / "test-artifacts" / "student-lab"
@@ -76,7 +76,7 @@ GRADER_LAB_COMMAND = ["enable", "--level=user", "@jupyter/nbgrader:formgrader", 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory) -> Path:
-    _require_browser()
+    require_browser()
     out = tmp_path_factory.mktemp("bundle") / "weat-course"
     res = subprocess.run([sys.executable, "-m", "helpers", "bundle", str(out)], cwd=ROOT,
                          capture_output=True, text=True, timeout=900)
@@ -189,24 +189,11 @@ def start_server(env_dir: Path, folder: Path, env: dict, log: Path) -> Server:
 # --------------------------------------------------------------------------- the browser
 
 @pytest.fixture(scope="module")
-def browser(tmp_path_factory):
+def browser():
     """Headless Debian Chromium driven by Playwright; requests off loopback are refused and recorded."""
-    _require_browser()
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    pw = sync_playwright().start()
-    instance = None
-    try:
-        instance = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS, timeout=60_000)
+    with chromium() as instance:
         yield instance
-    finally:
-        if instance is not None:
-            try:
-                instance.close()
-            except Exception:  # noqa: BLE001 - closing a crashed browser
-                pass
-        pw.stop()
 
 
 def _open_lab(browser, server: Server):
