@@ -1,52 +1,65 @@
-"""CPU seconds and wall seconds of autograding ONE submission (the worked solution), per assignment.
+"""CPU seconds of autograding ONE submission (the worked solution), per assignment, split by process.
 
 Run from a checkout's root with its own environment (the editable install must be that checkout's)::
 
-    python -m benchmarks.per_submission --assignments 01_cosine 04_effect_size --repeats 3 --json out.json
+    python -m benchmarks.per_submission --assignments 01_cosine 04_effect_size --students 3 --json out.json
 
-It makes a temporary course with ``tests/nbgrader_tools.py``, generates each release once, then
-autogrades a fresh student (the solutions filled into the release) ``--repeats`` times with one worker,
-sandboxed when bubblewrap is installed, and prints one JSON object: per assignment the median wall
-seconds and the median CPU seconds of the grading process and its children, which depend much less on
-the machine's load than wall time. The kernel's CPU time is counted only with ``--no-sandbox``: a kernel
-in bubblewrap's PID namespace is reaped inside it, so ``getrusage`` never sees it (measured: a sandboxed
-child burning 1 CPU-second adds 0.002 s). Measure CPU with ``--no-sandbox`` (the sandbox itself costs
-little CPU: its wall time shows in a sandboxed run). To compare two versions of the grader (for
-example before and after the judge of issue 18), run it in each checkout alternately in the same session
-and compare the CPU medians (BENCHMARKS.md, "Grading one submission").
+It makes a temporary course with ``tests/nbgrader_tools.py`` and generates each release; then, in this
+process (as one worker of ``python -m helpers grade`` does), it autogrades a first student (the
+solutions filled into the release) and then ``--students`` more, one nbgrader run each. It prints one
+JSON object: per assignment the CPU seconds of
+
+* ``first``: the first submission, which also pays for what a worker does once (imports, and with the
+  judge of issue 18 the grader's own copy of the embedding and the hidden-test modules);
+* ``grader_s`` and ``kernels_s``: each further submission (the median), in this process and in its
+  kernels; ``cpu_s`` is their sum, the cost that grows with the size of the class.
+
+CPU time depends much less on the machine's load than wall time (reported too). Kernels are counted
+only without the sandbox (``--no-sandbox``, the default here): a kernel in bubblewrap's PID namespace is
+reaped inside it, so ``getrusage`` never sees it (measured: a sandboxed child burning 1 CPU-second adds
+0.002 s). To compare two versions of the grader (for example before and after the judge of issue 18),
+run this file in each checkout alternately in the same session (``cd CHECKOUT && python
+/path/to/per_submission.py ...``) and compare the medians (BENCHMARKS.md, "Grading one submission").
 """
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import os
+import resource
 import statistics
 import sys
 import tempfile
+import time
 import warnings
 from pathlib import Path
+
+
+def _cpu() -> tuple[float, float]:
+    """(CPU seconds of this process, CPU seconds of its waited-for children)."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
 def main(argv=None) -> int:
     """Measure; print and optionally write the JSON summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--assignments", nargs="+", default=None, help="default: every assignment")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--students", type=int, default=4,
-                        help="submissions graded in one run, one worker (the per-submission figures are the run's "
-                             "divided by this: a worker's start-up is shared, as in a class)")
+    parser.add_argument("--students", type=int, default=3,
+                        help="submissions measured after the first one (the median is reported)")
     parser.add_argument("--json", type=Path, default=None)
-    parser.add_argument("--no-sandbox", action="store_true",
-                        help="grade without bubblewrap, so that the kernel's CPU time is counted")
+    parser.add_argument("--sandbox", action="store_true",
+                        help="grade in bubblewrap (kernels' CPU time is then not counted)")
     args = parser.parse_args(argv)
-    if args.no_sandbox:
-        import os
+    if not args.sandbox:
         os.environ["COURSE_TEST_SANDBOX"] = "0"
     sys.path.insert(0, str(Path.cwd() / "tests"))
     import nbgrader_tools as nbt
 
     names = args.assignments or nbt.discover_assignments()
-    out = {"python": sys.executable, "sandbox": nbt.sandbox_available(), "assignments": {}}
+    out = {"python": sys.executable, "checkout": str(Path.cwd()), "sandbox": nbt.sandbox_available(),
+           "assignments": {}}
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tmp = Path(tmp)
@@ -59,22 +72,29 @@ def main(argv=None) -> int:
                 nbs = {nb: nbt.fill_solutions(nbt.read_nb(release / f"{nb}.ipynb"),
                                               nbt.read_nb(nbt.SOLUTIONS_DIR / a / f"{nb}.ipynb"))
                        for nb in nbt.notebook_names(a)}
-                walls, cpus, full = [], [], True
-                for k in range(args.repeats):
-                    students = [f"bench{k}-{i}" for i in range(args.students)]
-                    for student in students:
-                        nbt.submit(course, a, student, nbs)
-                    with nbt.Stopwatch() as t:
-                        scores, _ = nbt.autograde(course, a, students, workers=1)
-                    walls.append(t.wall / len(students))
-                    cpus.append(t.cpu / len(students))
-                    for student in students:
-                        auto = [g for g in scores[student].values() if not g["needs_manual_grade"]]
-                        full &= sum(g["score"] for g in auto) == sum(g["max_score"] for g in auto)
-                        # the next repeat grades only its own students ("*" would regrade these too)
-                        shutil.rmtree(course / "submitted" / student)
-                out["assignments"][a] = {"wall_s": statistics.median(walls), "cpu_s": statistics.median(cpus),
-                                         "full_marks": full, "repeats": args.repeats, "students": args.students}
+                students = [f"bench-{a}-{i}" for i in range(args.students + 1)]
+                for student in students:
+                    nbt.submit(course, a, student, nbs)
+                runs, full = [], True
+                for student in students:
+                    (g0, k0), t0 = _cpu(), time.perf_counter()
+                    result = api.autograde(a, student, force=True, create=True)
+                    (g1, k1), t1 = _cpu(), time.perf_counter()
+                    if not result["success"]:
+                        raise SystemExit(f"autograde {a} {student} failed: {result.get('error')}")
+                    runs.append((g1 - g0, k1 - k0, t1 - t0))
+                    auto = [g for g in nbt.cell_scores(api.coursedir.db_url, a, student).values()
+                            if not g["needs_manual_grade"]]
+                    full &= sum(g["score"] for g in auto) == sum(g["max_score"] for g in auto)
+                later = runs[1:]
+                out["assignments"][a] = {
+                    "first": round(runs[0][0] + runs[0][1], 2),
+                    "grader_s": round(statistics.median(r[0] for r in later), 2),
+                    "kernels_s": round(statistics.median(r[1] for r in later), 2),
+                    "cpu_s": round(statistics.median(r[0] + r[1] for r in later), 2),
+                    "wall_s": round(statistics.median(r[2] for r in later), 2),
+                    "full_marks": full, "students": args.students}
+                print(a, out["assignments"][a], file=sys.stderr, flush=True)
     text = json.dumps(out, indent=1)
     print(text)
     if args.json:
