@@ -78,6 +78,11 @@ def t10_shrink(key, targets, k):
     return r"(?m)^\s*" + key + " " + targets + r"\s" + r"(?:[^%\n]*%)" * k + r"[^%\n]*?(\d+)%"
 
 
+def t10_distance(key, targets, col):
+    """The centroid distance before (col 0) or after (col 1) the projection in 10's projection table."""
+    return r"(?m)^\s*" + key + " " + targets + r"\s[^%\n]*%[^%\n]*%\s+" + r"\S+\s+" * col + r"(\S+)"
+
+
 def t10_rank(i):
     """The i-th word of 10's list of negative_emotion words leaning most towards the European-American names."""
     return r"towards the European-American names \(frequency rank\): " + r"\w+ \([\d,]+\), " * i + r"(\w+) \("
@@ -97,7 +102,7 @@ def t11(cluster, col):
 
 def t11_stable(pair, col):
     """11's stability table: how many of the other seeds a discovery survives (col "all") or survives with
-    both matched clusters keeping half of their members (col "same")."""
+    both matched clusters at a Jaccard overlap of at least 0.5 with the original ones (col "same")."""
     pattern = r"(\d) of \d+  \(\d of \d+\)" if col == "all" else r"\((\d) of \d+\)"
     return r"(?m)^\s*" + re.escape(pair) + r"\s.*\s" + pattern
 
@@ -271,7 +276,9 @@ CLAIMS = {
           t10_shrink("6", "paper", 0), t10_shrink("6", "paper", 1), t10_shrink("6", "paper", 2)),
         C(r"shrink more by every measure \((\d+)%, (\d+)% and (\d+)%\)",
           t10_shrink("6", "ssa", 0), t10_shrink("6", "ssa", 1), t10_shrink("6", "ssa", 2)),
-        C(r"does not change at all \((\d+)%\)", t10_shrink("7", "paper", 2)),
+        C(r"centroid distance hardly changes \((\S+) to (\S+) and (\S+) to (\S+)\)",
+          t10_distance("7", "paper", 0), t10_distance("7", "paper", 1), t10_distance("8", "paper", 0),
+          t10_distance("8", "paper", 1)),
         C(r"(\d+) of the (\d+) intervals still exclude 0; only row 7's, \[(\S+), (\S+)\], contains it",
           r"exclude 0: (\d+) of", r"exclude 0: \d+ of (\d+);", r"row 7 \(paper\) \[(\S+),", r"row 7 \(paper\) \[\S+, (\S+)\]"),
         # the reflection's model answer
