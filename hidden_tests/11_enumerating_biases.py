@@ -13,7 +13,9 @@ from helpers import enumeration as _reference
 from helpers.grading.judge import checks as _chk
 
 #: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
-#: (SciPy's false_discovery_control stays: benjamini_hochberg_tests reads the code for it.)
+#: (SciPy's false_discovery_control and helpers.enumeration.benjamini_yekutieli stay: the narrative of
+#: section 6 uses benjamini_yekutieli, and benjamini_hochberg_tests reads the code for both; BY's q-values
+#: of p / c(m) are BH's q-values of p.)
 REFERENCES = {"enumeration": ["random_rotation", "rotation_null", "rotation_pvalues", "benjamini_hochberg"]}
 
 
@@ -82,9 +84,10 @@ def rotation_pvalues_tests(nb, seed):
 
 def benjamini_hochberg_tests(nb, seed):
     """A 6 x 9 matrix as one family, families of 1 to 200 p-values with and without ties, p-values near 1,
-    errors; own work (neither the course's reference nor SciPy's false_discovery_control)."""
+    errors; own work (neither the course's benjamini_hochberg or benjamini_yekutieli nor SciPy's
+    false_discovery_control)."""
     benjamini_hochberg = nb.benjamini_hochberg
-    _chk.check_own_work(benjamini_hochberg, "benjamini_hochberg")
+    _chk.check_own_work(benjamini_hochberg, "benjamini_hochberg", "benjamini_yekutieli")
     _chk.check_not_using(benjamini_hochberg, "scipy.stats.false_discovery_control",
                          hint="This exercise asks you to write the step-up rule yourself with NumPy.")
     rng = np.random.default_rng([seed, 1313])

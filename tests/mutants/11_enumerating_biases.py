@@ -20,6 +20,9 @@ _FLAT = "    flat = p.ravel()"
 _CALL_SCIPY = ("    from scipy.stats import false_discovery_control\n"
                "    return false_discovery_control(p.ravel(), method='bh').reshape(p.shape)\n")
 _CALL_REFERENCE = "    from helpers.enumeration import benjamini_hochberg as bh\n    return bh(p)\n"
+# Benjamini-Yekutieli's q-values of p / c(m) are Benjamini-Hochberg's q-values of p: right values, not own work.
+_CALL_YEKUTIELI = ("    from helpers.enumeration import benjamini_yekutieli\n"
+                   "    return benjamini_yekutieli(p / np.sum(1.0 / np.arange(1, p.size + 1)))\n")
 _BH_PER_ROW = '''
 def benjamini_hochberg(p):
     p = np.asarray(p, dtype=np.float64)
@@ -63,6 +66,7 @@ MUTANTS = [
     {"name": "p-values: the rotation applied from the left, R @ D (shapes do not match)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, "count += (R @ D) @ E.T >= observed")]},
     {"name": "BH: calls scipy.stats.false_discovery_control", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_FLAT, _CALL_SCIPY + _FLAT)]},
     {"name": "BH: calls the course's reference implementation", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_FLAT, _CALL_REFERENCE + _FLAT)]},
+    {"name": "BH: the course's benjamini_yekutieli of p / c(m) (the right values through a forbidden function)", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_FLAT, _CALL_YEKUTIELI + _FLAT)]},
     {"name": "p-values: a fresh unseeded generator for each rotation (global randomness, not reproducible)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_ROTATE, "R = random_rotation(D.shape[1], np.random.default_rng())")]},
     # --- Exercise 3: benjamini_hochberg
     {"name": "BH: Bonferroni instead (m p, no division by the rank)", "cell": "benjamini_hochberg", "fails": ["benjamini_hochberg_tests"], "replace": [(_SCALED, "scaled = flat[order] * m")]},
