@@ -115,10 +115,10 @@ CLAIMS = {
           r"(?m)^\s+1\s+\d+\s+\S+\s+\S+\s+(\S+)\s+\S+$", r"(?m)^\s+3\s+\d+\s+\S+\s+\S+\s+(\S+)\s+\S+$"),
         # row 6: the observed split is the most extreme of all (no split above it, only itself at or above it)
         C(r"most extreme split of all \(row (\d+) on GloVe 6B is such a case\)",
-          r"(?m)^row (\d+) \(\d+ names\): 0 of [\d,]+ splits have s_i > s; 1 have s_i >= s - tol$"),
+          r"(?m)^row (\d+) \(\d+ names\), [\d,]+ splits: 0 with s_i > s, 1 with s_i >= s - tol$"),
         C(r"\*\*row (\d+)\*\* \(male vs\. female names; career vs\. family\)\s+is the most extreme of all ([\d,]+) splits of its (\d+) names",
-          r"(?m)^row (\d+) \(\d+ names\): 0 of [\d,]+ splits have s_i > s; 1 have",
-          r"(?m)^row 6 \(\d+ names\): 0 of ([\d,]+) splits have s_i > s; 1 have", r"(?m)^row 6 \((\d+) names\): 0 of"),
+          r"(?m)^row (\d+) \(\d+ names\), [\d,]+ splits: 0 with s_i > s, 1 with",
+          r"(?m)^row 6 \(\d+ names\), ([\d,]+) splits: 0 with s_i > s, 1 with", r"(?m)^row 6 \((\d+) names\), [\d,]+ splits: 0 with"),
         C(r"gives (\d+)/([\d,]+) ≈ (\d\.\de-\d)", r"exact_pvalue: p = \S+ = (\d+) / ", r"(?m)exact_pvalue: p = \S+ = \d+ / ([\d,]+)$",
           r"exact_pvalue: p = (\S+) ="),
     ],
