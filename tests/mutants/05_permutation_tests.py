@@ -17,9 +17,10 @@ _CALL_SAMPLED_INSIDE = ("import helpers.statistics\n"
                         '    return helpers.statistics.permutation_test(sx, sy, method="sampled", n_resamples=n_resamples, rng=rng,\n'
                         "                                               alternative=alternative).pvalue")
 
-# SciPy's permutation_test (demonstrated in the notebook) as the whole answer: its exact p-values equal the
-# reference's (120 random cases of 2-6 scores, all three alternatives), so only the rule that reads the code
-# (check_not_using) takes the points
+# SciPy's permutation_test (demonstrated in the notebook) as the whole answer. Its exact p-values equal the
+# reference's on 120 random cases of 2-6 scores (all three alternatives); the exact wrapper below also misses
+# n = 1 (SciPy refuses it) and one floating-point tie (SciPy's tolerance is not the course's), which an answer
+# could patch around; the rule that reads the code (check_not_using) takes the points whatever the values
 _SCIPY_STATISTIC = "lambda x, y, axis=-1: np.sum(x, axis=axis) - np.sum(y, axis=axis)"
 _CALL_SCIPY_EXACT = ("return float(stats.permutation_test((sx, sy), " + _SCIPY_STATISTIC + ", permutation_type='independent',\n"
                      "                                      vectorized=True, n_resamples=np.inf, alternative=alternative).pvalue)")
