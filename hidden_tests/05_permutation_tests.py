@@ -23,9 +23,12 @@ REFERENCES = {"plots": ["null_distribution"]}
 #: What an answer to Exercise 1 or 3 must not use.
 PVALUE_REFERENCES = ("permutation_test", "_all_subset_sums", "_sampled_subset_sums")
 
+#: The library function that would do Exercises 1 and 3 for the student (demonstrated in the notebook).
+SCIPY_PERMUTATION_TEST = "scipy.stats.permutation_test"
+
 #: What each alternative counts, for the hints.
 COUNTS = {"greater": "s_i >= s - tol", "less": "s_i <= s + tol",
-          "two-sided": "|s_i| >= |s| - tol, with the absolute value on both sides (not twice a one-sided p-value, "
+          "two-sided": "|s_i| >= |s| - tol, with the absolute value on both sides (not twice the 'greater' p-value, "
                        "which is wrong when s < 0)"}
 
 
@@ -52,6 +55,8 @@ def exact_pvalue_tests(nb, seed):
     with _chk.quiet():
         _chk.check_own_work(exact_pvalue, *PVALUE_REFERENCES, what="`exact_pvalue`",
                             run=lambda: exact_pvalue([0.3, 0.1, 0.2], [0.0, -0.1, 0.4]))
+        _chk.check_not_using(exact_pvalue, SCIPY_PERMUTATION_TEST, what="`exact_pvalue`",
+                             hint="This exercise asks you to enumerate the splits yourself.")
 
     def check(sx, sy, alternative, what, hint):
         with _chk.quiet():
@@ -192,6 +197,8 @@ def sampled_pvalue_tests(nb, seed):
     with _chk.quiet():
         _chk.check_own_work(sampled_pvalue, *PVALUE_REFERENCES, what="`sampled_pvalue`",
                             run=lambda: sampled_pvalue([0.3, 0.1, 0.2], [0.0, -0.1, 0.4], 50, 0))
+        _chk.check_not_using(sampled_pvalue, SCIPY_PERMUTATION_TEST, what="`sampled_pvalue`",
+                             hint="This exercise asks you to draw the splits yourself.")
     sx, sy = _table1_scores(10)
     for alt in ("greater", "two-sided", "less"):
         with _chk.quiet():

@@ -6,9 +6,12 @@ submission's seed. Expected values are computed here: the centroids and g from t
 (the course has no reference for them), the bootstrap with the reference (:mod:`helpers.lexicon`).
 """
 
+import ast
+
 import numpy as np
 
 from helpers import lexicon as _reference
+from helpers.grading.judge import _function_node
 from helpers.grading.judge import checks as _chk
 
 #: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
@@ -70,6 +73,34 @@ def generalised_weat_tests(nb, seed):
                           "An empty name group should raise ValueError")
 
 
+def _calls_with_all_groups(name: str, callee: str) -> list[str]:
+    """The calls of ``callee`` in the notebook's function ``name`` (read from its source) that pass the function's
+    first or second parameter (the whole lists of groups), as it is or as ``list(...)``/``tuple(...)`` of it.
+
+    By Lemma 3 the right-hand side equals g of all the groups whatever the universes, so no value tells a
+    shortcut from the one-group sum: only the code can. Like every rule that reads code, it misses a shortcut
+    hidden well enough (another name for the list, a helper function).
+    """
+    fn, _, _ = _function_node(name, f"`{name}`")
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args][:2]
+
+    def whole(node) -> bool:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") \
+                and len(node.args) == 1:
+            node = node.args[0]
+        return isinstance(node, ast.Name) and node.id in params
+
+    found = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            f = node.func
+            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            arguments = list(node.args[:2]) + [k.value for k in node.keywords if k.arg in ("X_groups", "A_groups")]
+            if called == callee and any(whole(a) for a in arguments):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
 def lemma3_rhs_tests(nb, seed):
     """Four random groups with universes larger than the groups; mismatched lists; a missing universe."""
     lemma3_rhs = nb.lemma3_rhs
@@ -87,6 +118,10 @@ def lemma3_rhs_tests(nb, seed):
         _chk.check_raises(lambda: lemma3_rhs(Xs, As, None, A_all), ValueError,
                           "lemma3_rhs with X_all=None should raise ValueError: each one-group statistic "
                           "g(X_i, A_j) needs the universes (call generalised_weat with a single group)")
+    shortcut = _calls_with_all_groups("lemma3_rhs", "generalised_weat")
+    assert not shortcut, ("`lemma3_rhs` calls generalised_weat with all the groups (" + "; ".join(shortcut) + "). "
+                          "By Lemma 3 that is the left-hand side; Exercise 3 asks for the right-hand side from the "
+                          "one-group statistics, generalised_weat([X_i], [A_j], X_all, A_all) for every pair (i, j).")
 
 
 def bootstrap_effect_sizes_tests(nb, seed):

@@ -17,6 +17,17 @@ _CALL_SAMPLED_INSIDE = ("import helpers.statistics\n"
                         '    return helpers.statistics.permutation_test(sx, sy, method="sampled", n_resamples=n_resamples, rng=rng,\n'
                         "                                               alternative=alternative).pvalue")
 
+# SciPy's permutation_test (demonstrated in the notebook) as the whole answer. Its exact p-values equal the
+# reference's on 120 random cases of 2-6 scores (all three alternatives); the exact wrapper below also misses
+# n = 1 (SciPy refuses it) and one floating-point tie (SciPy's tolerance is not the course's), which an answer
+# could patch around; the rule that reads the code (check_not_using) takes the points whatever the values
+_SCIPY_STATISTIC = "lambda x, y, axis=-1: np.sum(x, axis=axis) - np.sum(y, axis=axis)"
+_CALL_SCIPY_EXACT = ("return float(stats.permutation_test((sx, sy), " + _SCIPY_STATISTIC + ", permutation_type='independent',\n"
+                     "                                      vectorized=True, n_resamples=np.inf, alternative=alternative).pvalue)")
+_CALL_SCIPY_SAMPLED = ("return float(stats.permutation_test((sx, sy), " + _SCIPY_STATISTIC + ", permutation_type='independent',\n"
+                       "                                      vectorized=True, n_resamples=n_resamples, rng=gen,\n"
+                       "                                      alternative=alternative).pvalue)")
+
 _PLOT_CALLS_REFERENCE = ("def plot_null_distribution(null, observed, ax, bins=50):\n"
                          "    from helpers.plots import null_distribution\n"
                          "    return null_distribution(null, observed, ax=ax)\n")
@@ -40,6 +51,8 @@ MUTANTS = [
     # check_own_work sees these twice: it reads imports inside the function, and its run-time spy watches the call
     {"name": "exact p-value that imports the reference implementation inside the function", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [(_EXACT_P, _CALL_EXACT_INSIDE)]},
     {"name": "sampled p-value that imports the reference implementation inside the function", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, _CALL_SAMPLED_INSIDE)]},
+    {"name": "exact p-value that returns scipy.stats.permutation_test's", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [(_EXACT_P, _CALL_SCIPY_EXACT)]},
+    {"name": "sampled p-value that returns scipy.stats.permutation_test's (drawing from the passed-in rng)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [(_SAMPLED_P, _CALL_SCIPY_SAMPLED)]},
     {"name": "exact p-value with the statistic's sign reversed (sum(sy) - sum(sx))", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [("observed = sx.sum() - sy.sum()", "observed = sy.sum() - sx.sum()")]},
     {"name": "exact p-value whose splits' statistic is sum(X_i) alone (Y_i not subtracted)", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [("null = 2.0 * pooled[idx].sum(axis=1) - total", "null = pooled[idx].sum(axis=1)")]},
     {"name": "exact 'less' p-value as the complement of 'greater' (the observed split and ties drop out)", "cell": "exact_pvalue", "fails": ["exact_pvalue_tests"], "replace": [("k = np.count_nonzero(null <= observed + tol)", "k = len(null) - np.count_nonzero(null >= observed - tol)")]},

@@ -18,7 +18,7 @@ _GAP = "return float(np.linalg.norm(project_out(M, direction) - project_out(F, d
 _PROJECT = "P = W - np.outer(W @ g, g)"
 _PROJECT_IN_PLACE = ("W -= np.outer(W @ g, g)\n"
                      "    P = W")
-_PARALLEL_CHECK = "    if (lengths <= 1e-12 * np.maximum(1.0, np.linalg.norm(W, axis=1, keepdims=True))).any():"
+_PARALLEL_CHECK = "    if (lengths <= 1e-12 * np.linalg.norm(W, axis=1, keepdims=True)).any():"
 _RENORMALISE_AND_RETURN = ("    P = P / lengths\n"
                            "    return P[0] if single else P")
 _PROJECT_OUT_REFERENCE = ("    from helpers.lexicon import project_out as reference_project_out\n"

@@ -50,6 +50,9 @@ _CALL_REFERENCE_INSIDE = ("    import helpers.lexicon as lexicon\n"
 _A_ALL = "a_all = centroid(A_all) if A_all is not None else centroid(np.vstack([np.atleast_2d(A) for A in A_groups]))"
 _SINGLE = ("single = np.array([[generalised_weat([X], [A], X_all, A_all) for A in A_groups] for X in X_groups])\n"
            "    return float(np.trace(single) - single.sum() / n)")
+_LEFT_SIDE_CHECKED = ("if X_all is None or A_all is None:\n"
+                      "        raise ValueError(\"The one-group statistics need the universes X_all and A_all.\")\n"
+                      "    return generalised_weat(list(X_groups), A_groups, X_all, A_all)")
 
 # One mutant per line: its name, the solution cell it changes, the test cells that must lose their
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
@@ -101,4 +104,6 @@ MUTANTS = [
     {"name": "g ignores A_all (always the stack of the attribute sets, so one-group g = 0)", "cell": "generalised_weat", "fails": ["generalised_weat_tests", "lemma3_rhs_tests"], "replace": [(_A_ALL, "a_all = centroid(np.vstack([np.atleast_2d(A) for A in A_groups]))")]},
     {"name": "g with mu averaged over the wrong axis", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "replace": [(_MU, _MU.replace("axis=0", "axis=1"))]},
     {"name": "lemma3_rhs returns the left side (generalised_weat with all n groups; equal by the lemma)", "cell": "lemma3_rhs", "fails": ["lemma3_rhs_tests"], "replace": [(_SINGLE, "return generalised_weat(X_groups, A_groups)")]},
+    # the right-hand side equals the left whatever the universes: only the rule that reads the code catches this one
+    {"name": "lemma3_rhs that checks the universes, then returns the left side (generalised_weat with all n groups)", "cell": "lemma3_rhs", "fails": ["lemma3_rhs_tests"], "replace": [(_SINGLE, _LEFT_SIDE_CHECKED)]},
 ]
