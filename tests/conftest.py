@@ -10,8 +10,9 @@
 * At the end, a summary lists the measured time of every step and of all tests per assignment.
 * Tests run in parallel (pytest-xdist, ``-n`` in pyproject.toml) in groups that each go to one worker:
   all the tests of an assignment (they share its release, round trip and mutant harness), and every
-  other test file whole (they share module fixtures). The longest groups are sent first. Workers
-  send their timings and mutant counts with their reports, so the summary is the same with ``-n0``.
+  other test file whole (they share module fixtures). Files go before assignments (see LONG_GROUPS),
+  the longest first. Workers send their timings and mutant counts with their reports, so the summary
+  is the same with ``-n0``.
 """
 from __future__ import annotations
 
@@ -31,13 +32,16 @@ _SEEN_TIMES: dict = defaultdict(dict)      # assignment -> {step: (wall, cpu)}
 _SEEN_TEST_TIME: dict = defaultdict(float) # assignment -> seconds spent in its tests
 _SEEN_MUTANTS: dict = {}                   # assignment -> (mutants shown to lose exactly their cells, of how many)
 
-# Groups sent to the xdist workers first, longest first (seconds measured in CI on the 2-core machine,
-# fixtures included); the others follow in collection order. A scheduling hint only: a wrong order
-# costs time, never a test.
+# The order in which groups are sent to the xdist workers. Every file group comes before every assignment
+# group: the assignments' session fixture (``course``) keeps an offline environment (its network log, its
+# ``sitecustomize``) for the rest of its worker's session, which the processes of a later file group (pip in
+# a fresh environment, a JupyterLab server) would inherit and log into the assignments' network log. Within
+# each kind the longest go first (seconds measured in CI on the 2-core machine, fixtures included); the others
+# follow in collection order. A scheduling hint apart from that rule: a wrong order costs time, never a test.
 LONG_GROUPS = ["tests/test_grading.py", "tests/test_grading_behaviour.py", "tests/test_grading_damage.py",
-               "tests/test_adversarial.py", "tests/test_sandbox.py", "assignment-11_enumerating_biases",
-               "tests/test_site.py", "tests/test_hub.py", "tests/test_instructor_commands.py", "tests/test_cluster.py",
-               "tests/test_student_lab.py"]
+               "tests/test_adversarial.py", "tests/test_sandbox.py", "tests/test_site.py", "tests/test_hub.py",
+               "tests/test_instructor_commands.py", "tests/test_cluster.py", "tests/test_student_lab.py",
+               "assignment-11_enumerating_biases"]
 
 
 def pytest_addoption(parser):
@@ -108,7 +112,8 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         groups.setdefault(group_of(item.nodeid), []).append(item)
     rank = {g: k for k, g in enumerate(LONG_GROUPS)}
-    order = sorted(groups, key=lambda g: rank.get(g, len(rank)))  # stable: the rest keep collection order
+    # stable: the rest keep collection order; files before assignments (see LONG_GROUPS)
+    order = sorted(groups, key=lambda g: (g.startswith("assignment-"), rank.get(g, len(rank))))
     items[:] = [item for g in order for item in groups[g]]
 
 

@@ -193,6 +193,7 @@ _SITECUSTOMIZE = r'''
 """Installed by tests/nbgrader_tools.py: notebooks under test must not use the network."""
 import os
 import socket
+import sys
 
 _LOG = os.environ.get("COURSE_TEST_NETWORK_LOG")
 _connect, _connect_ex = socket.socket.connect, socket.socket.connect_ex
@@ -208,7 +209,7 @@ def _remote(sock, address):
 def _refuse(sock, address):
     if _LOG:
         with open(_LOG, "a") as fh:
-            fh.write(f"{os.getpid()} {address!r}\n")
+            fh.write(f"{os.getpid()} {address!r} {' '.join(sys.argv)[:300]}\n")
     raise OSError(f"Network access is disabled while the course tests run notebooks (tried {address!r}).")
 
 
