@@ -39,16 +39,23 @@ def require_browser() -> None:
 
 
 @contextmanager
-def chromium():
-    """A headless Chromium (a Playwright ``Browser``), closed afterwards even if it crashed."""
+def chromium(profile=None, **options):
+    """A headless Chromium, closed afterwards even if it crashed.
+
+    Without ``profile`` a Playwright ``Browser``; with a folder ``profile`` a persistent ``BrowserContext``
+    on that fresh profile (Playwright passes it as ``--user-data-dir``), made with ``options`` (a viewport).
+    """
     require_browser()
     from playwright.sync_api import sync_playwright
 
     pw = sync_playwright().start()
     instance = None
     try:
-        instance = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-                                      timeout=LAUNCH_TIMEOUT_MS)
+        common = dict(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS, timeout=LAUNCH_TIMEOUT_MS)
+        if profile is None:
+            instance = pw.chromium.launch(**common, **options)
+        else:
+            instance = pw.chromium.launch_persistent_context(str(profile), **common, **options)
         yield instance
     finally:
         if instance is not None:

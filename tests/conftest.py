@@ -16,6 +16,7 @@
 """
 from __future__ import annotations
 
+import functools
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbgrader_tools as nbt  # noqa: E402
 
-_TIMES: dict = defaultdict(dict)          # assignment -> {step: seconds} (this process's steps)
+_TIMES: dict = defaultdict(dict)          # assignment -> {step: (wall, cpu)} (this process's steps)
 # what the summary prints, gathered from every test report (from this process or an xdist worker)
 _SEEN_TIMES: dict = defaultdict(dict)      # assignment -> {step: (wall, cpu)}
 _SEEN_TEST_TIME: dict = defaultdict(float) # assignment -> seconds spent in its tests
@@ -83,12 +84,18 @@ def record_time(assignment: str, step: str, watch: "nbt.Stopwatch") -> None:
     print(f"[{assignment}] {step}: {watch.wall:.1f} s wall, {watch.cpu:.1f} s CPU")
 
 
+@functools.cache
+def _assignments() -> tuple[str, ...]:
+    """The course's assignments, read once (:func:`group_of` runs for every test, more than once)."""
+    return tuple(nbt.discover_assignments())
+
+
 def group_of(nodeid: str) -> str:
     """The xdist group of a test: ``assignment-NN_topic`` for a test of one assignment, else its file."""
     file, _, rest = nodeid.partition("::")
     if rest.endswith("]") and "[" in rest:
         param = rest[rest.index("[") + 1:-1]
-        for a in nbt.discover_assignments():
+        for a in _assignments():
             if param == a or param.startswith(a + "-"):
                 return f"assignment-{a}"
     return file

@@ -49,7 +49,7 @@ UI_TIMEOUT_MS = 30_000         # ms: one page element to appear
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbgrader_tools as tools  # noqa: E402  (shared helpers of the nbgrader tests)
-from browser_tools import CHROMIUM, CHROMIUM_FLAGS, LAUNCH_TIMEOUT_MS, require_browser  # noqa: E402
+from browser_tools import chromium, require_browser  # noqa: E402
 
 # --------------------------------------------------------------------------- what is needed, or skip
 
@@ -197,16 +197,7 @@ def _stop(proc: subprocess.Popen) -> None:
 def browser_context(tmp_path_factory):
     """Headless Debian Chromium with a fresh profile, driven by Playwright; always closed."""
     require_browser()
-    from playwright.sync_api import sync_playwright
-
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    pw = sync_playwright().start()
-    context = None
-    try:
-        # launch_persistent_context: Playwright passes the fresh profile as --user-data-dir
-        context = pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS,
-            viewport={"width": 1400, "height": 1000}, timeout=LAUNCH_TIMEOUT_MS)
+    with chromium(tmp_path_factory.mktemp("chromium-profile"), viewport={"width": 1400, "height": 1000}) as context:
         context.set_default_timeout(UI_TIMEOUT_MS)
         context.external_requests = []
 
@@ -220,13 +211,6 @@ def browser_context(tmp_path_factory):
 
         context.route("**/*", _loopback_only)
         yield context
-    finally:
-        if context is not None:
-            try:
-                context.close()
-            except Exception:  # noqa: BLE001 - closing a crashed browser
-                pass
-        pw.stop()
 
 
 def _shot(page, name: str, **kw) -> Path:

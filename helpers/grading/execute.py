@@ -48,7 +48,7 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer, default
 
 from .flags import add_flag, grade_id
-from .judge import GARBLED, judge_for
+from .judge import GARBLED, KernelGarbled, judge_for
 from .rendering import screen_output
 from .sandbox import SandboxError, SandboxKernelManager
 
@@ -188,8 +188,7 @@ class ResilientExecute(Execute):
         except (SandboxError, CellExecutionError):
             raise
         except Exception as exc:  # noqa: BLE001 - e.g. "Invalid Signature": a message the grader cannot read
-            self._recover(cell, index, "KernelMessageError",
-                          GARBLED.format(detail=f"{type(exc).__name__}: {str(exc)[:200]}"))
+            self._recover(cell, index, "KernelMessageError", GARBLED.format(detail=KernelGarbled.from_error(exc)))
         else:
             self._ran.append(index)
             if self.judge is not None:

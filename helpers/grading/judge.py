@@ -103,6 +103,11 @@ class KernelStuck(JudgeError):
 class KernelGarbled(JudgeError):
     """The kernel sent a message the grader could not read (for example signed with a changed key)."""
 
+    @classmethod
+    def from_error(cls, exc: BaseException) -> "KernelGarbled":
+        """The error of reading the message, named and cut short (the text :data:`GARBLED` shows)."""
+        return cls(f"{type(exc).__name__}: {str(exc)[:200]}")
+
 
 # ---------------------------------------------------------------------------------------------------
 # Settings
@@ -496,7 +501,7 @@ class _Channel:
                     raise JudgeError("the kernel died while it was being checked") from None
                 continue
             except Exception as exc:  # noqa: BLE001 - a message that cannot be read: this kernel is replaced
-                raise KernelGarbled(f"{type(exc).__name__}: {str(exc)[:200]}") from None
+                raise KernelGarbled.from_error(exc) from None
             if reply.get("parent_header", {}).get("msg_id") == msg_id:
                 break
         await self._drain_iopub(kc)
@@ -514,7 +519,7 @@ class _Channel:
             except queue.Empty:  # drained
                 return
             except Exception as exc:  # noqa: BLE001 - a message that cannot be read: this kernel is replaced
-                raise KernelGarbled(f"{type(exc).__name__}: {str(exc)[:200]}") from None
+                raise KernelGarbled.from_error(exc) from None
 
 
 class Missing:
