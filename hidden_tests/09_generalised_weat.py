@@ -11,7 +11,7 @@ import ast
 import numpy as np
 
 from helpers import lexicon as _reference
-from helpers.grading.judge import _function_node
+from helpers.grading.judge import function_definition
 from helpers.grading.judge import checks as _chk
 
 #: The course's reference implementations of this assignment's exercises: absent from the judged kernel.
@@ -81,7 +81,7 @@ def _calls_with_all_groups(name: str, callee: str) -> list[str]:
     shortcut from the one-group sum: only the code can. Like every rule that reads code, it misses a shortcut
     hidden well enough (another name for the list, a helper function).
     """
-    fn, _, _ = _function_node(name, f"`{name}`")
+    fn = function_definition(name)
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args][:2]
 
     def whole(node) -> bool:

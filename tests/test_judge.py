@@ -416,6 +416,7 @@ def test_remote_calls_against_a_real_kernel(kernel):
 
 def test_a_call_that_never_returns_is_interrupted(kernel):
     nb = NotebookProxy(_Channel(kernel, timeout=1))
+    assert nb.cosine([1.0], [2.0]) == 1.0  # the comm is open: the stuck call is a comm message
     with pytest.raises(judge.KernelStuck):
         nb.slow()
     with pytest.raises(judge.KernelStuck):  # not turned into a wrong answer by the hidden tests' quiet()
@@ -430,20 +431,53 @@ def test_a_deleted_runtime_is_defined_again(kernel):
     assert NotebookProxy(_Channel(kernel, timeout=30)).cosine([1.0], [2.0]) == 1.0
 
 
-def test_a_forged_answer_is_only_a_value(kernel):
-    """A notebook that replaces the runtime can answer what it likes: a value, judged like any other."""
-    kernel.kc.execute_interactive(
-        "import json\n__weat_judge__ = lambda request: json.dumps({'value': {'t': 'float', 'v': 42.0}, 'arrays': {}})",
-        timeout=30)
+def test_calls_go_through_the_comm_without_running_a_cell(kernel):
+    """After the first request opens the judge's comm, a call is no execute request (the kernel's
+    handler of execute requests, counted here, is never reached)."""
+    cosine = Remote(_Channel(kernel, timeout=30), "cosine")
+    assert cosine([1.0], [2.0]) == 1.0
+    kernel.kc.execute_interactive("_k = get_ipython().kernel\n_handler = _k.shell_handlers['execute_request']\n"
+                                  "executed = []\n"
+                                  "_k.shell_handlers['execute_request'] = lambda *a: (executed.append(1), _handler(*a))[1]",
+                                  timeout=30)
     try:
-        assert Remote(_Channel(kernel, timeout=30), "cosine")([1.0], [2.0]) == 42.0
+        for _ in range(5):
+            assert cosine([1.0, 0.0], [1.0, 1.0]) == pytest.approx(2 ** -0.5)
+        assert judge._COMMS[kernel.kc][1] is True
+        assert NotebookProxy(_Channel(kernel, timeout=30)).executed == []
+    finally:
+        kernel.kc.execute_interactive("_k.shell_handlers['execute_request'] = _handler", timeout=30)
+    assert len(NotebookProxy(_Channel(kernel, timeout=30)).executed) == 1  # (the cell that restored it)
+
+
+def test_a_forged_answer_is_only_a_value(kernel):
+    """A notebook that replaces the runtime can answer what it likes, through the comm or through execute
+    requests: a value, judged like any other."""
+    forged = "json.dumps({'value': {'t': 'float', 'v': 42.0}, 'arrays': {}})"
+    comms = "list(get_ipython().kernel.comm_manager.comms.values())"
+    remote = Remote(_Channel(kernel, timeout=30), "cosine")
+    assert remote([1.0], [2.0]) == 1.0
+    try:
+        # the comm's handler replaced
+        kernel.kc.execute_interactive(f"import json\nfor _c in {comms}:\n"
+                                      f"    _c.on_msg(lambda msg, _c=_c: _c.send({{'answer': {forged}}}))", timeout=30)
+        assert remote([1.0], [2.0]) == 42.0
+        # the comm closed, its target removed and the runtime replaced: execute requests from then on
+        kernel.kc.execute_interactive(f"for _c in {comms}:\n    _c.close()\n"
+                                      "get_ipython().kernel.comm_manager.targets.clear()\n"
+                                      f"__weat_judge__ = lambda request: {forged}", timeout=30)
+        assert remote([1.0], [2.0]) == 42.0
         # a forged "what is cosine?" answer makes it a number, which is not a function
         assert NotebookProxy(_Channel(kernel, timeout=30)).cosine == 42.0
+        assert judge._COMMS[kernel.kc] is False
         kernel.kc.execute_interactive("__weat_judge__ = lambda request: 'not json'", timeout=30)
         with pytest.raises(JudgeError):
-            Remote(_Channel(kernel, timeout=30), "cosine")([1.0], [2.0])
+            remote([1.0], [2.0])
     finally:
         kernel.kc.execute_interactive("del __weat_judge__", timeout=30)
+        judge._COMMS.pop(kernel.kc, None)
+    assert remote([1.0], [2.0]) == 1.0  # the runtime and its comm defined again
+    assert remote([1.0], [2.0]) == 1.0 and judge._COMMS[kernel.kc][1] is True
 
 
 def test_a_kernel_that_garbles_its_messages_is_replaced_not_waited_for():

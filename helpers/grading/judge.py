@@ -43,6 +43,7 @@ import builtins
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import hashlib
 import importlib.util
 import io
@@ -55,6 +56,8 @@ import sys
 import tempfile
 import time
 import types
+import uuid
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -69,9 +72,10 @@ from .scan import parse_python
 
 __all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "TextFile",
            "NotebookProxy", "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package",
-           "submission_seed", "load_cases"]
+           "submission_seed", "load_cases", "function_definition"]
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
+COMM_TARGET = "weat_judge"           # judge_runtime.TARGET: the comm target of the judge's requests
 MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
 # nbgrader's own hidden-test marker, refused in a graded notebook (those tests would run in the student's
 # kernel); spelled in two parts so that it never stands whole in a file of the package (the student bundle
@@ -435,8 +439,21 @@ def _replay_axes(ax, drawn) -> None:
 # Talking to the kernel
 # ---------------------------------------------------------------------------------------------------
 
+#: per kernel client, the judge's comm in its kernel: ``(comm_id, answered)``, or False once a comm opened
+#: there never answered (the notebook changed the kernel's comms; execute requests serve it from then on)
+_COMMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_DEFINE = ("__weat_judge__ = (lambda ns: (exec({runtime!r}, ns), ns['open_channel'](), ns['serve'])[2])("
+           "{{'__name__': '__weat_judge__', 'user_ns': globals()}})")
+
+
 class _Channel:
-    """Requests to the student's kernel through the executor's kernel client, answers from its outputs."""
+    """Requests to the student's kernel through the executor's kernel client, answers from its messages.
+
+    A request goes as a message of the judge's comm (``judge_runtime.open_channel``): ipykernel hands it to
+    the runtime without running a cell. When the comm does not answer (a new kernel, or a notebook that
+    changed the kernel's comms), the request goes as an execute request instead, which defines the runtime
+    if it is missing and opens the comm again for the next request. Either way the answer is only a value.
+    """
 
     def __init__(self, executor, timeout: float):
         self.executor = executor
@@ -447,29 +464,35 @@ class _Channel:
         return run_sync(self._request)(payload)
 
     async def _request(self, payload: dict) -> dict:
-
         kc = self.executor.kc
         if kc is None:
             raise JudgeError("the kernel is not running")
-        call = f"__weat_answer__ = __weat_judge__({json.dumps(payload)!r})"
-        reply = await self._execute(kc, call)
-        content = reply.get("content", {})
-        if content.get("status") == "error" and content.get("ename") == "NameError" and "__weat_judge__" in str(
-                content.get("evalue")):
-            # the runtime is defined once per kernel (again after a restart, or if the notebook deleted it)
-            await self._execute(kc, f"__weat_judge__ = (lambda ns: (exec({RUNTIME!r}, ns), ns['serve'])[1])("
-                                    "{'__name__': '__weat_judge__', 'user_ns': globals()})")
-            reply = await self._execute(kc, call)
-        content = reply.get("content", {})
-        value = content.get("user_expressions", {}).get("answer", {})
-        text = value.get("data", {}).get("text/plain") if isinstance(value, dict) else None
-        if content.get("status") != "ok" or not isinstance(text, str):
+        request = json.dumps(payload)
+        state = _COMMS.get(kc)
+        if state:
+            comm_id, answered = state
+            text = await self._via_comm(kc, comm_id, request)
+            if text is not None:
+                _COMMS[kc] = (comm_id, True)
+                return self._decode(text)
+            _COMMS[kc] = None if answered else False  # a restarted kernel: open it again; never answered: stop
+        text = await self._via_execute(kc, request)
+        if _COMMS.get(kc) is not False and hasattr(kc, "shell_channel") and hasattr(kc, "session"):
+            comm_id = uuid.uuid4().hex
+            kc.shell_channel.send(kc.session.msg("comm_open", {"comm_id": comm_id, "target_name": COMM_TARGET,
+                                                               "data": {}}))
+            _COMMS[kc] = (comm_id, False)
+        return self._decode(text)
+
+    @staticmethod
+    def _decode(text) -> dict:
+        if not isinstance(text, str):
             raise JudgeError("no answer from the kernel (the judge's code was changed or failed there)")
         if len(text) > MAX_ANSWER_BYTES:
             raise JudgeError("the answer is too large")
         try:
-            out = json.loads(ast.literal_eval(text))
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            out = json.loads(text)
+        except (ValueError, TypeError, MemoryError, RecursionError):
             raise JudgeError("malformed answer (not a JSON string)") from None
         if not isinstance(out, dict):
             raise JudgeError("malformed answer")
@@ -477,25 +500,75 @@ class _Channel:
             raise JudgeError(f"the judge's code failed in the kernel: {str(out['failed'])[:300]}")
         return out
 
+    async def _via_comm(self, kc, comm_id: str, request: str):
+        """The answer to ``request`` sent through the comm, or None if the kernel went idle without one."""
+        msg = kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {"request": request}})
+        kc.shell_channel.send(msg)
+        clock = self._clock()
+        answer = None
+        while True:
+            reply = await self._next(kc, msg["header"]["msg_id"], kc.get_iopub_msg, clock)
+            content = reply.get("content") or {}
+            if reply.get("msg_type") == "comm_msg" and answer is None and content.get("comm_id") == comm_id:
+                data = content.get("data")
+                answer = data.get("answer", 0) if isinstance(data, dict) else 0  # 0: malformed, read as such
+            elif reply.get("msg_type") == "status" and content.get("execution_state") == "idle":
+                break
+        await self._drain_iopub(kc)
+        return answer
+
+    async def _via_execute(self, kc, request: str):
+        """The answer to ``request`` sent as an execute request (the runtime defined first if it is missing)."""
+        call = f"__weat_answer__ = __weat_judge__({request!r})"
+        reply = await self._execute(kc, call)
+        content = reply.get("content", {})
+        if content.get("status") == "error" and content.get("ename") == "NameError" and "__weat_judge__" in str(
+                content.get("evalue")):
+            # the runtime is defined once per kernel (again after a restart, or if the notebook deleted it)
+            await self._execute(kc, _DEFINE.format(runtime=RUNTIME))
+            reply = await self._execute(kc, call)
+        content = reply.get("content", {})
+        value = content.get("user_expressions", {}).get("answer", {})
+        text = value.get("data", {}).get("text/plain") if isinstance(value, dict) else None
+        if content.get("status") != "ok" or not isinstance(text, str):
+            return None
+        if len(text) > MAX_ANSWER_BYTES:
+            raise JudgeError("the answer is too large")
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            raise JudgeError("malformed answer (not a JSON string)") from None
+
     async def _execute(self, kc, code: str) -> dict:
         """Run ``code`` in the kernel (silently); its execute reply, with the value of ``__weat_answer__``."""
-        from jupyter_client.utils import ensure_async
-
         msg_id = kc.execute(code, silent=True, store_history=False, allow_stdin=False, stop_on_error=False,
                             user_expressions={"answer": "__weat_answer__"})
-        deadline = time.monotonic() + self.timeout
-        interrupted = False
+        reply = await self._next(kc, msg_id, kc.get_shell_msg, self._clock())
+        await self._drain_iopub(kc)
+        return reply
+
+    def _clock(self) -> dict:
+        return {"deadline": time.monotonic() + self.timeout, "interrupted": False}
+
+    async def _next(self, kc, msg_id: str, get, clock: dict) -> dict:
+        """The next message ``get`` reads that answers ``msg_id``, within the time limit of ``clock``.
+
+        Past the limit the kernel is interrupted; a message after that (or none within 10 s more) means the
+        call was stuck (:class:`KernelStuck`). A message that cannot be read means :class:`KernelGarbled`.
+        """
+        from jupyter_client.utils import ensure_async
+
         while True:
-            remaining = deadline - time.monotonic()
+            remaining = clock["deadline"] - time.monotonic()
             if remaining <= 0:
-                if interrupted:
+                if clock["interrupted"]:
                     raise KernelStuck(f"no answer within {self.timeout:.0f} s, even after an interrupt")
-                interrupted = True
+                clock["interrupted"] = True
                 await ensure_async(self.executor.km.interrupt_kernel())
-                deadline = time.monotonic() + 10
+                clock["deadline"] = time.monotonic() + 10
                 continue
             try:
-                reply = await ensure_async(kc.get_shell_msg(timeout=min(remaining, 5)))
+                reply = await ensure_async(get(timeout=min(remaining, 5)))
             except queue.Empty:  # nothing yet
                 if not await ensure_async(self.executor.km.is_alive()):
                     raise JudgeError("the kernel died while it was being checked") from None
@@ -503,11 +576,9 @@ class _Channel:
             except Exception as exc:  # noqa: BLE001 - a message that cannot be read: this kernel is replaced
                 raise KernelGarbled.from_error(exc) from None
             if reply.get("parent_header", {}).get("msg_id") == msg_id:
-                break
-        await self._drain_iopub(kc)
-        if interrupted:
-            raise KernelStuck(f"no answer within {self.timeout:.0f} s")
-        return reply
+                if clock["interrupted"]:
+                    raise KernelStuck(f"no answer within {self.timeout:.0f} s")
+                return reply
 
     @staticmethod
     async def _drain_iopub(kc) -> None:
@@ -623,8 +694,11 @@ def _sources_before() -> list[str]:
     return cells
 
 
+@functools.lru_cache(maxsize=1024)
 def _parse(source: str):
-    """The cell's syntax tree; IPython lines (magics, shell escapes) are blanked first."""
+    """The cell's syntax tree; IPython lines (magics, shell escapes) are blanked first.
+
+    Cached (each rule of each test cell reads every cell above it): the trees are read, never changed."""
     lines = [("" if ln.lstrip().startswith(("%", "!")) else ln) for ln in source.splitlines()]
     try:
         return parse_python("\n".join(lines), top_level_await=False)
@@ -634,6 +708,11 @@ def _parse(source: str):
 
 def _definitions(sources) -> tuple[dict, dict]:
     """``({name: last top-level binding node}, {alias: "helpers.module" or "helpers.module.name"})``."""
+    return _definitions_of(tuple(sources))
+
+
+@functools.lru_cache(maxsize=64)
+def _definitions_of(sources: tuple) -> tuple[dict, dict]:
     last, aliases = {}, {}
     for src in sources:
         tree = _parse(src)
@@ -660,7 +739,7 @@ def _definitions(sources) -> tuple[dict, dict]:
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 for a in node.names:
                     last[(a.asname or a.name).split(".")[0]] = node
-    return last, aliases
+    return types.MappingProxyType(last), types.MappingProxyType(aliases)  # cached: read-only
 
 
 def _function_node(name: str, label: str):
@@ -671,6 +750,36 @@ def _function_node(name: str, label: str):
                              f"found none (or `{name}` was assigned something else after it); define {name} with "
                              "`def` in its answer cell.")
     return node, defs, aliases
+
+
+def function_definition(name: str, label: str | None = None) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    """The syntax tree of the notebook's function ``name``, for a rule that reads the student's code.
+
+    Read here, from the source of the cells run before the one being judged: the last top-level binding of
+    ``name`` (what the kernel's ``name`` is, unless the code hides it). A hidden-test module uses it for a
+    rule no value can decide (for example Lemma 3 of notebook 09, where the shortcut gives the same number).
+
+    Parameters
+    ----------
+    name : str
+        The function's name in the notebook.
+    label : str, optional
+        How the message names it (default: ```name```).
+
+    Returns
+    -------
+    ast.FunctionDef or ast.AsyncFunctionDef
+        Its ``def`` statement.
+
+    Raises
+    ------
+    AssertionError
+        The notebook has no ``def name(...)`` (or assigned ``name`` something else after it): the cell fails
+        with a message that says to define it with ``def`` in its answer cell.
+    RuntimeError
+        Called while no cell is being judged.
+    """
+    return _function_node(name, label or f"`{name}`")[0]
 
 
 def _dotted(node) -> str | None:
