@@ -14,6 +14,10 @@ JSON object: per assignment the CPU seconds of
 * ``grader_s`` and ``kernels_s``: each further submission (the median), in this process and in its
   kernels; ``cpu_s`` is their sum, the cost that grows with the size of the class.
 
+With ``--without-judge`` each further submission is graded twice in a row, with the judge and without it
+(its hidden tests not run), and ``without_judge`` reports the second and ``judge_s``, the median of the
+differences: what judging costs on the same notebooks and library, whatever else changed between checkouts.
+
 CPU time depends much less on the machine's load than wall time (reported too). Kernels are counted
 only without the sandbox (``--no-sandbox``, the default here): a kernel in bubblewrap's PID namespace is
 reaped inside it, so ``getrusage`` never sees it (measured: a sandboxed child burning 1 CPU-second adds
@@ -24,6 +28,7 @@ run this file in each checkout alternately in the same session (``cd CHECKOUT &&
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -42,6 +47,21 @@ def _cpu() -> tuple[float, float]:
     return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
 
 
+@contextlib.contextmanager
+def _judge(on: bool):
+    """The judge as graded (``on``), or switched off for the benchmark alone (no hidden tests run)."""
+    if on:
+        yield
+        return
+    from helpers.grading import execute
+    saved = execute.judge_for
+    execute.judge_for = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        execute.judge_for = saved
+
+
 def main(argv=None) -> int:
     """Measure; print and optionally write the JSON summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -51,6 +71,10 @@ def main(argv=None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--sandbox", action="store_true",
                         help="grade in bubblewrap (kernels' CPU time is then not counted)")
+    parser.add_argument("--without-judge", action="store_true",
+                        help="also grade every further submission once more with the judge switched off (its "
+                             "hidden tests not run; the score is then not full marks), alternately, and report "
+                             "the difference: what judging costs, with the same notebooks and library")
     args = parser.parse_args(argv)
     if not args.sandbox:
         os.environ["COURSE_TEST_SANDBOX"] = "0"
@@ -75,18 +99,27 @@ def main(argv=None) -> int:
                 students = [f"bench-{a}-{i}" for i in range(args.students + 1)]
                 for student in students:
                     nbt.submit(course, a, student, nbs)
-                runs, full = [], True
-                for student in students:
-                    (g0, k0), t0 = _cpu(), time.perf_counter()
-                    result = api.autograde(a, student, force=True, create=True)
-                    (g1, k1), t1 = _cpu(), time.perf_counter()
-                    if not result["success"]:
-                        raise SystemExit(f"autograde {a} {student} failed: {result.get('error')}")
-                    runs.append((g1 - g0, k1 - k0, t1 - t0))
-                    auto = [g for g in nbt.cell_scores(api.coursedir.db_url, a, student).values()
-                            if not g["needs_manual_grade"]]
-                    full &= sum(g["score"] for g in auto) == sum(g["max_score"] for g in auto)
+                runs, bare, full = [], [], True
+                for i, student in enumerate(students):
+                    for judged in (True, False) if (args.without_judge and i) else (True,):
+                        with _judge(judged):
+                            (g0, k0), t0 = _cpu(), time.perf_counter()
+                            result = api.autograde(a, student, force=True, create=True)
+                            (g1, k1), t1 = _cpu(), time.perf_counter()
+                        if not result["success"]:
+                            raise SystemExit(f"autograde {a} {student} failed: {result.get('error')}")
+                        (runs if judged else bare).append((g1 - g0, k1 - k0, t1 - t0))
+                        if judged:
+                            auto = [g for g in nbt.cell_scores(api.coursedir.db_url, a, student).values()
+                                    if not g["needs_manual_grade"]]
+                            full &= sum(g["score"] for g in auto) == sum(g["max_score"] for g in auto)
                 later = runs[1:]
+                if bare:
+                    out.setdefault("without_judge", {})[a] = {
+                        "grader_s": round(statistics.median(r[0] for r in bare), 2),
+                        "kernels_s": round(statistics.median(r[1] for r in bare), 2),
+                        "cpu_s": round(statistics.median(r[0] + r[1] for r in bare), 2),
+                        "judge_s": round(statistics.median(r[0] + r[1] - b[0] - b[1] for r, b in zip(later, bare)), 3)}
                 out["assignments"][a] = {
                     "first": round(runs[0][0] + runs[0][1], 2),
                     "grader_s": round(statistics.median(r[0] for r in later), 2),
