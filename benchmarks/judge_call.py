@@ -16,22 +16,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import time
 
 import numpy as np
+
+from .per_submission import _cpu
 
 
 def _kernel_cpu(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
-
-
-def _self_cpu() -> float:
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    return me.ru_utime + me.ru_stime
 
 
 class _Executor:
@@ -64,10 +60,10 @@ def main(argv=None) -> int:
                 elif not judge._COMMS.get(kc):
                     remote(u, v)  # an execute request (the runtime defined if needed), which opens the comm
                     remote(u, v)  # the comm's first answer
-                g0, k0, t0 = _self_cpu(), _kernel_cpu(pid), time.perf_counter()
+                g0, k0, t0 = _cpu()[0], _kernel_cpu(pid), time.perf_counter()
                 for _ in range(args.calls):
                     remote(u, v)
-                g1, k1, t1 = _self_cpu(), _kernel_cpu(pid), time.perf_counter()
+                g1, k1, t1 = _cpu()[0], _kernel_cpu(pid), time.perf_counter()
                 state = judge._COMMS.get(kc)
                 assert (state is False) if way == "execute" else (state and state[1]), (way, state)
                 results[way].append(((g1 - g0) / args.calls * 1e3, (k1 - k0) / args.calls * 1e3,

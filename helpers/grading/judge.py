@@ -75,7 +75,7 @@ __all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing",
            "submission_seed", "load_cases", "function_definition"]
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
-COMM_TARGET = "weat_judge"           # judge_runtime.TARGET: the comm target of the judge's requests
+COMM_TARGET = "weat_judge"           # the comm target of the judge's requests (given to judge_runtime.open_channel)
 MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
 # nbgrader's own hidden-test marker, refused in a graded notebook (those tests would run in the student's
 # kernel); spelled in two parts so that it never stands whole in a file of the package (the student bundle
@@ -442,7 +442,7 @@ def _replay_axes(ax, drawn) -> None:
 #: per kernel client, the judge's comm in its kernel: ``(comm_id, answered)``, or False once a comm opened
 #: there never answered (the notebook changed the kernel's comms; execute requests serve it from then on)
 _COMMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_DEFINE = ("__weat_judge__ = (lambda ns: (exec({runtime!r}, ns), ns['open_channel'](), ns['serve'])[2])("
+_DEFINE = ("__weat_judge__ = (lambda ns: (exec({runtime!r}, ns), ns['open_channel']({target!r}), ns['serve'])[2])("
            "{{'__name__': '__weat_judge__', 'user_ns': globals()}})")
 
 
@@ -531,7 +531,7 @@ class _Channel:
         content = reply.get("content", {})
         if content.get("status") == "ok" and _text_answer(content) == "None":
             # the runtime is defined once per kernel (again after a restart, or if the notebook deleted it)
-            await self._execute(kc, _DEFINE.format(runtime=RUNTIME))
+            await self._execute(kc, _DEFINE.format(runtime=RUNTIME, target=COMM_TARGET))
             reply = await self._execute(kc, call)
         content = reply.get("content", {})
         text = _text_answer(content)

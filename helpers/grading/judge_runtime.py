@@ -26,7 +26,6 @@ import warnings as _warnings
 MAX_ITEMS = 100_000     # nodes of one answer, beyond which the rest is described, not sent
 MAX_ARRAY_BYTES = 64 * 1024 * 1024
 MAX_TEXT = 4000
-TARGET = "weat_judge"   # the comm target of the judge's requests
 
 
 def _np():
@@ -262,15 +261,15 @@ def _on_open(comm, _open_msg):
     comm.on_msg(on_msg)
 
 
-def open_channel():
-    """Register the comm target :data:`TARGET` through which the judge's requests come; never raises.
+def open_channel(target):
+    """Register the comm target ``target`` (the judge's name for it) through which its requests come; never raises.
 
     A comm message is handled by ipykernel without running a cell (no compiling, no history, no
     display formatting of the answer): about a third of an execute request's CPU in the kernel.
     """
     try:
         from IPython import get_ipython
-        get_ipython().kernel.comm_manager.register_target(TARGET, _on_open)
+        get_ipython().kernel.comm_manager.register_target(target, _on_open)
     except Exception:  # noqa: BLE001 - no comm (a changed kernel): the judge uses execute requests
         return False
     return True
