@@ -19,7 +19,7 @@ With ``--without-judge`` each further submission is graded twice in a row, with 
 differences: what judging costs on the same notebooks and library, whatever else changed between checkouts.
 
 CPU time depends much less on the machine's load than wall time (reported too). Kernels are counted
-only without the sandbox (``--no-sandbox``, the default here): a kernel in bubblewrap's PID namespace is
+only without the sandbox (the default here; ``--sandbox`` grades in bubblewrap): a kernel in bubblewrap's PID namespace is
 reaped inside it, so ``getrusage`` never sees it (measured: a sandboxed child burning 1 CPU-second adds
 0.002 s). To compare two versions of the grader (for example before and after the judge of issue 18),
 run this file in each checkout alternately in the same session (``cd CHECKOUT && python
