@@ -18,10 +18,13 @@ With ``--without-judge`` each further submission is graded twice in a row, with 
 (its hidden tests not run), and ``without_judge`` reports the second and ``judge_s``, the median of the
 differences: what judging costs on the same notebooks and library, whatever else changed between checkouts.
 
-CPU time depends much less on the machine's load than wall time (reported too). Kernels are counted
-only without the sandbox (the default here; ``--sandbox`` grades in bubblewrap): a kernel in bubblewrap's PID namespace is
-reaped inside it, so ``getrusage`` never sees it (measured: a sandboxed child burning 1 CPU-second adds
-0.002 s). To compare two versions of the grader (for example before and after the judge of issue 18),
+CPU time depends much less on the machine's load than wall time (reported too). Without the sandbox
+(the default here) kernels are this process's children and ``getrusage`` counts them. With ``--sandbox``
+(bubblewrap) a kernel is reaped inside the sandbox's PID namespace, so ``getrusage`` never sees it
+(measured: a sandboxed child burning 1 CPU-second adds 0.002 s); warm kernels (``Sandbox.warm_kernels``,
+on by default) are counted through their template, which reports what it and its kernels used
+(:func:`helpers.grading.warm.sandbox_cpu`; its start, imports included, falls in ``first``), plain sandboxed
+kernels (``--plain``) not at all. To compare two versions of the grader (for example before and after the judge of issue 18),
 run this file in each checkout alternately in the same session (``cd CHECKOUT && python
 /path/to/per_submission.py ...``) and compare the medians (BENCHMARKS.md, "Grading one submission").
 """
@@ -41,10 +44,12 @@ from pathlib import Path
 
 
 def _cpu() -> tuple[float, float]:
-    """(CPU seconds of this process, CPU seconds of its waited-for children)."""
+    """(CPU seconds of this process, CPU seconds of its waited-for children and of its warm kernels)."""
+    from helpers.grading.warm import sandbox_cpu
+
     me = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime + sandbox_cpu()
 
 
 @contextlib.contextmanager
@@ -71,6 +76,8 @@ def main(argv=None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--sandbox", action="store_true",
                         help="grade in bubblewrap (kernels' CPU time is then not counted)")
+    parser.add_argument("--plain", action="store_true",
+                        help="with --sandbox: start every kernel plainly (Sandbox.warm_kernels = False)")
     parser.add_argument("--without-judge", action="store_true",
                         help="also grade every further submission once more with the judge switched off (its "
                              "hidden tests not run; the score is then not full marks), alternately, and report "
@@ -83,13 +90,14 @@ def main(argv=None) -> int:
 
     names = args.assignments or nbt.discover_assignments()
     out = {"python": sys.executable, "checkout": str(Path.cwd()), "sandbox": nbt.sandbox_available(),
-           "assignments": {}}
+           "warm_kernels": nbt.sandbox_available() and not args.plain, "assignments": {}}
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tmp = Path(tmp)
         with nbt.offline_env(tmp / "env"):
             course = nbt.make_course(tmp / "course", names)
             api = nbt.make_api(course)
+            api.config.Sandbox.warm_kernels = not args.plain
             for a in names:
                 nbt.generate_release(api, a)
                 release = course / "notebooks" / a

@@ -25,6 +25,7 @@ import nbformat
 import pytest
 
 import nbgrader_tools as nbt
+from helpers.grading import warm
 from helpers.grading.flags import read_flags
 
 A = "01_cosine"
@@ -208,6 +209,41 @@ def cosine(u, v):
 ''',
 }
 
+# Warm kernels (helpers.grading.warm): each kernel is forked from the grading process's template. In name
+# order: w-leave-behind leaves a poisoned IPython startup file (and a daemon that keeps writing it), files and
+# shared memory for the next kernel; wa-honest, forked next, must keep full marks; x-kill-template kills the
+# template, so zy-wrong-quiet and zz-honest are graded in plain kernels, as they would be without warm kernels.
+POISON = "import numpy as np\nnp.dot = lambda *a, **k: 0.0\nnp.linalg.norm = lambda *a, **k: 1.0\n"
+WARM = {
+    "w-leave-behind": '''
+import ctypes, os, time
+_startup = os.path.join(os.environ["HOME"], ".ipython", "profile_default", "startup")
+
+def _write():
+    os.makedirs(_startup, exist_ok=True)
+    with open(os.path.join(_startup, "00-poison.py"), "w") as f:
+        f.write(%r)
+
+_write()
+for _p in ("/tmp/poison.py", "poison.py"):
+    with open(_p, "w") as f:
+        f.write("x")
+ctypes.CDLL(None).shmget(0x5EED, 4096, 0o1600)
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        while True:
+            try:
+                _write()
+            except OSError:
+                pass
+            time.sleep(0.005)
+    os._exit(0)
+''' % POISON + CONSTANT,
+    "x-kill-template": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + CONSTANT,
+}
+HONEST_AFTER_LEAVER = "wa-honest"
+
 #: files a submission brings beside its notebook: a fake course package whose checks pass everything
 BESIDE = {"helpers/__init__.py": "", "helpers/checks.py": (
     "def __getattr__(name):\n    return lambda *a, **k: None\n")}
@@ -289,8 +325,9 @@ def graded(tmp_path_factory):
                        "new-cell": _with_new_cell(stubs)}
         for sid, (source, _) in ATTACKS.items():
             submissions[sid] = _answer(stubs, "cosine_solution", source)
-        for sid, source in JUDGED.items():
+        for sid, source in {**JUDGED, **WARM}.items():
             submissions[sid] = _answer(stubs, "cosine_solution", source)
+        submissions[HONEST_AFTER_LEAVER] = full
         submissions["files-beside"] = _answer(stubs, "cosine_solution", CONSTANT)
         submissions["loopy-object"] = _answer(full, "cosine_matrix_solution", LOOPY_OBJECT)
         for sid, nbs in submissions.items():
@@ -300,7 +337,9 @@ def graded(tmp_path_factory):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
         # one nbgrader run, students in name order (honest first and last)
+        forked, refused = warm._FORKED, set(warm._REFUSED)
         result = api.autograde(A, "*", force=True, create=True)
+        forked, refused = warm._FORKED - forked, warm._REFUSED - refused
         scores = {}
         for s in submissions:
             try:
@@ -312,7 +351,7 @@ def graded(tmp_path_factory):
         feedback = "".join(p.read_text() for p in (root / "feedback" / "source-in-assertion" / A).glob("*.html"))
         hidden = nbt.hidden_and_solution_lines(nbt.read_nb(root / "solutions" / A / f"{A}.ipynb"), A)["hidden"]
     return {"scores": scores, "flags": flags, "before": before, "after": _digest(course_files), "result": result,
-            "feedback": feedback, "hidden": hidden}
+            "feedback": feedback, "hidden": hidden, "forked": forked, "refused": refused}
 
 
 def test_every_submission_is_graded(graded):
@@ -328,7 +367,7 @@ def _flagged(graded, student) -> list[dict]:
     return [f for f in graded["flags"] if f["student"] == student]
 
 
-@pytest.mark.parametrize("student", [HONEST_FIRST, HONEST_LAST])
+@pytest.mark.parametrize("student", [HONEST_FIRST, HONEST_AFTER_LEAVER, HONEST_LAST])
 def test_honest_student_keeps_full_marks_unflagged(graded, student):
     grades = _code(graded["scores"][student])
     assert grades and all(g["score"] == g["max_score"] for g in grades.values()), grades
@@ -343,13 +382,23 @@ def test_wrong_but_quiet_submission_still_gets_zero(graded):
     assert _flagged(graded, WRONG_QUIET) == []
 
 
-@pytest.mark.parametrize("student", [s for s in ATTACKS if s != "reference-near-copy"] + list(JUDGED)
+@pytest.mark.parametrize("student", [s for s in ATTACKS if s != "reference-near-copy"] + list(JUDGED) + list(WARM)
                          + ["new-cell", "files-beside"])
 def test_attacker_earns_no_point(graded, student):
     """A wrong answer (or one through the reference) earns nothing, flagged or not."""
     grades = _code(graded["scores"][student])
     earned = {gid: g["auto_score"] for gid, g in grades.items() if g["auto_score"]}
     assert not earned, f"{student} earned points for a wrong answer: {earned}"
+
+
+def test_the_class_was_graded_in_warm_kernels_until_the_template_was_killed(graded):
+    """Every student before x-kill-template got a kernel forked from the template (the honest student after
+    w-leave-behind among them); the killed template was not used again (the rest got plain kernels)."""
+    if not nbt.sandbox_available():
+        pytest.skip("warm kernels need the sandbox (bubblewrap)")
+    before_kill = [s for s in graded["scores"] if s < "x-kill-template"]
+    assert graded["forked"] >= len(before_kill) + 1, (graded["forked"], len(before_kill))
+    assert len(graded["refused"]) == 1, graded["refused"]
 
 
 def test_a_callable_object_with_loops_earns_neither_cosine_matrix_cell(graded):

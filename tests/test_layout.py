@@ -29,6 +29,7 @@ FLOORS = {
         ["replication"],
     ],
     "grading": [
+        ["grading.warm", "grading.warm_template"],
         ["grading.flags", "grading.state", "grading.plugins", "grading.sandbox", "grading.judge_runtime",
          "grading.bundle", "grading.cluster", "grading.feedback_page"],
         ["grading.scan"],
@@ -180,7 +181,7 @@ def test_the_checker_finds_what_it_must(tmp_path):
                      "helpers.grading.run", "helpers.checks imports helpers.statistics",
                      "grader module helpers.grading.flags imports the face helpers.site",
                      "helpers.cli imports the grader's helpers.grading.course",
-                     "helpers.grading.course (floor 5 of grading) imports helpers.grading.run (floor 8)"):
+                     "helpers.grading.course (floor 6 of grading) imports helpers.grading.run (floor 9)"):
         assert expected in found, (expected, found)
 
 

@@ -1,0 +1,386 @@
+"""Warm kernels: sandboxed Jupyter kernels forked from a template that has already imported the course's modules.
+
+A fresh kernel spends most of its CPU before the notebook's first line: starting Python and ipykernel,
+importing gensim (with SciPy's stats module) and matplotlib, loading the embedding. Each grading
+process therefore starts, in the same bubblewrap sandbox a plain kernel gets, one **template**
+(:mod:`helpers.grading.warm_template`) that does all that once and then forks one kernel at a time.
+jupyter_client sees an ordinary kernel: :class:`WarmKernel` stands in for the ``subprocess.Popen`` of
+a plain kernel (poll, wait, kill), the connection file and the sockets are the same.
+
+What a kernel of a template shares with the kernels before it is only what the template was before
+any of them ran: after each kernel the template kills every process left in its sandbox and empties
+every writable place, and it refuses to go on (the grader then starts plain kernels) when it cannot
+or when its own state was changed from outside (see :mod:`helpers.grading.warm_template`). One
+template serves one grading process and one sandbox configuration (an assignment's stripped package,
+limits, environment); another configuration closes it and starts its own.
+
+A template that fails to start, does not answer, exits or reports itself tainted is never used again
+by that process: kernels are then started plainly, as before, with the same sandbox.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+__all__ = ["Template", "TemplateError", "WarmKernel", "spool_dir", "template_for", "close_templates", "sandbox_cpu", "WORKDIR", "READY_TIMEOUT"]
+
+log = logging.getLogger(__name__)
+
+#: The forked kernels' working folder inside the sandbox (a tmpfs of its own, emptied between kernels).
+WORKDIR = "/tmp/work"
+
+#: Seconds a template may take to import its modules and load the embedding (about 3-6 s on the 2-core machine).
+READY_TIMEOUT = 120.0
+
+#: Seconds a template may take to answer a request (a fork, the cleaning after a kernel).
+ANSWER_TIMEOUT = 30.0
+
+_SOURCE = Path(__file__).with_name("warm_template.py")
+_SPOOL: str | None = None
+_LOCAL = threading.local()  # .templates: key -> Template, at most one per thread (a Dask worker may run threads)
+_ALL: list = []             # every template this process started (for close_templates and sandbox_cpu)
+_REFUSED: set = set()       # keys whose template failed: plain kernels for them, in every thread
+_FORKED = 0                 # kernels forked in this process (read by the tests)
+
+
+def _mine() -> dict:
+    if not hasattr(_LOCAL, "templates"):
+        _LOCAL.templates = {}
+    return _LOCAL.templates
+
+
+class TemplateError(RuntimeError):
+    """The template failed: it did not start, answer or stay clean."""
+
+
+def spool_dir() -> str:
+    """The folder (one per grading process) that holds each sandboxed kernel's connection folder.
+
+    A template sees this folder (and only it of the grader's files), so a kernel it forks can create
+    its sockets where jupyter_client connects to them.
+
+    Returns
+    -------
+    str
+    """
+    global _SPOOL
+    if _SPOOL is None or not os.path.isdir(_SPOOL):
+        _SPOOL = tempfile.mkdtemp(prefix="weat-kernels-")
+    return _SPOOL
+
+
+class WarmKernel:
+    """A kernel forked by a :class:`Template`, with the part of ``subprocess.Popen`` jupyter_client uses.
+
+    Parameters
+    ----------
+    template : Template
+        The template that forked it.
+    pid : int
+        Its process id inside the sandbox (not valid outside it).
+    """
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, template: Template, pid: int):
+        self.template, self.pid = template, pid
+        self.returncode: int | None = None
+        #: CPU seconds the kernel used (user + system, its waited-for children included), once it ended.
+        self.cpu: float | None = None
+
+    def poll(self) -> int | None:
+        """The exit status once the kernel ended (a negative signal number if killed), else None.
+
+        Returns
+        -------
+        int or None
+        """
+        if self.returncode is None:
+            self.template.pump()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Wait for the kernel to end.
+
+        Parameters
+        ----------
+        timeout : float, optional
+            Seconds; ``subprocess.TimeoutExpired`` after them.
+
+        Returns
+        -------
+        int
+            The exit status.
+        """
+        end = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if end is not None and time.monotonic() > end:
+                raise subprocess.TimeoutExpired("warm kernel", timeout)
+            time.sleep(0.02)
+        return self.returncode
+
+    def send_signal(self, signum: int) -> None:
+        """Kill the kernel for SIGKILL or SIGTERM; other signals are not sent (interrupts are messages).
+
+        Parameters
+        ----------
+        signum : int
+            The signal.
+        """
+        if signum in (signal.SIGKILL, signal.SIGTERM):
+            self.kill()
+
+    def kill(self) -> None:
+        """Kill the kernel (the template then kills whatever it left and cleans up)."""
+        if self.returncode is None:
+            self.template.kill(self)
+
+    terminate = kill
+
+    def _ended(self, status: int, cpu: float | None) -> None:
+        self.returncode, self.cpu = status, cpu
+
+
+class Template:
+    """A template process in the sandbox that forks kernels (:mod:`helpers.grading.warm_template`).
+
+    Parameters
+    ----------
+    command : callable
+        ``command(kernel_cmd, workdir, private_dir)`` returns the full sandbox command line that runs
+        ``kernel_cmd`` (:func:`helpers.grading.sandbox.bwrap_command` with the kernel's settings).
+    python : str
+        The Python executable of the kernels.
+    env : dict
+        The environment the sandbox command runs with.
+    """
+
+    def __init__(self, command, python: str, env: dict):
+        self.spool = spool_dir()
+        ours, theirs = socket.socketpair()
+        self._sock, self._buffer, self._kernel = ours, b"", None
+        argv = [python, "-c", _SOURCE.read_text(), str(theirs.fileno()), WORKDIR, self.spool]
+        #: CPU seconds of the template and the kernels it reaped, as it last reported (None before).
+        self.cpu: float | None = None
+        try:
+            self.process = subprocess.Popen(command(argv, WORKDIR, self.spool), env=env, stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, pass_fds=[theirs.fileno()])
+        finally:
+            theirs.close()
+        try:
+            self._expect("ready", READY_TIMEOUT)
+        except TemplateError:
+            self.close()
+            raise
+
+    # -- messages --------------------------------------------------------------------------------
+
+    def _read(self, timeout: float) -> dict | None:
+        """The next message, or None if none came within ``timeout`` seconds."""
+        end, tried = time.monotonic() + timeout, False
+        while b"\n" not in self._buffer:
+            left = end - time.monotonic()
+            if tried and left <= 0:
+                return None
+            tried = True
+            self._sock.settimeout(max(left, 0.0))
+            try:
+                data = self._sock.recv(65536)
+            except (TimeoutError, BlockingIOError):
+                return None
+            except OSError as exc:
+                raise TemplateError(f"the template's socket failed: {exc}") from exc
+            if not data:
+                raise TemplateError(f"the template ended (exit status {self.process.poll()})")
+            self._buffer += data
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        message = json.loads(line)
+        if "tainted" in message:
+            raise TemplateError(f"the template stopped: {message['tainted']}")
+        if "total" in message:
+            self.cpu = float(message["total"])
+        if "exit" in message and self._kernel is not None and message["exit"] == self._kernel.pid:
+            self._kernel._ended(int(message["status"]), message.get("cpu"))
+            self._kernel = None
+        return message
+
+    def _expect(self, key: str, timeout: float) -> dict:
+        end = time.monotonic() + timeout
+        while True:
+            message = self._read(max(0.0, end - time.monotonic()))
+            if message is None:
+                raise TemplateError(f"the template did not answer within {timeout:g} s")
+            if key in message or "error" in message:
+                return message
+
+    def _send(self, message: dict) -> None:
+        try:
+            self._sock.sendall((json.dumps(message) + "\n").encode())
+        except OSError as exc:
+            raise TemplateError(f"the template's socket failed: {exc}") from exc
+
+    def pump(self) -> None:
+        """Read what the template sent (a kernel's end); a failed template ends its kernel's tracking."""
+        try:
+            while self._read(0.0) is not None:
+                pass
+        except TemplateError as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        log.warning("Warm kernels: %s; kernels are started plainly from now on.", exc)
+        if self._kernel is not None:  # its sandbox ends with the template: report it as ended
+            self._kernel._ended(-signal.SIGKILL, None)
+            self._kernel = None
+        self.close()
+
+    # -- requests --------------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        """Whether the template can still fork kernels.
+
+        Returns
+        -------
+        bool
+        """
+        return self.process is not None and self.process.poll() is None and self._sock.fileno() >= 0
+
+    def fork(self, kernel_cmd: list[str]) -> WarmKernel:
+        """Fork a kernel that runs ``kernel_cmd`` (``python -m ipykernel_launcher -f <connection file>``).
+
+        Parameters
+        ----------
+        kernel_cmd : list of str
+            The kernel's command line.
+
+        Returns
+        -------
+        WarmKernel
+
+        Raises
+        ------
+        TemplateError
+            If the template cannot fork it (the caller starts a plain kernel instead).
+        """
+        if self._kernel is not None:
+            self.pump()
+        if self._kernel is not None:
+            raise TemplateError("the template's last kernel is still running")
+        self._send({"op": "fork", "argv": list(kernel_cmd), "cwd": WORKDIR})
+        try:
+            answer = self._expect("pid", ANSWER_TIMEOUT)
+        except TemplateError as exc:
+            self._fail(exc)
+            raise
+        if "error" in answer:
+            raise TemplateError(answer["error"])
+        self._kernel = WarmKernel(self, int(answer["pid"]))
+        global _FORKED
+        _FORKED += 1
+        return self._kernel
+
+    def kill(self, kernel: WarmKernel) -> None:
+        """Kill ``kernel`` (a no-op once it ended).
+
+        Parameters
+        ----------
+        kernel : WarmKernel
+            A kernel of this template.
+        """
+        try:
+            self._send({"op": "kill", "pid": kernel.pid})
+        except TemplateError as exc:
+            self._fail(exc)
+
+    def close(self) -> None:
+        """End the template (and any kernel it runs) and remove nothing but its own socket."""
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+        if self.process is not None and self.process.poll() is None:
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def template_for(key, command, python: str, env: dict) -> Template | None:
+    """This process's template for the sandbox configuration ``key``, started if needed; None if it failed.
+
+    Parameters
+    ----------
+    key : hashable
+        Everything the sandbox command depends on (limits, environment, folders, overlays).
+    command : callable
+        See :class:`Template`.
+    python : str
+        The kernels' Python executable.
+    env : dict
+        The environment the sandbox command runs with.
+
+    Returns
+    -------
+    Template or None
+    """
+    if key in _REFUSED:
+        return None
+    mine = _mine()
+    template = mine.get(key)
+    if template is not None and template.alive:
+        return template
+    if template is not None:  # it ended or was tainted: plain kernels from now on for this configuration
+        _REFUSED.add(key)
+        mine.pop(key, None)
+        return None
+    for other in mine.values():  # another configuration (another assignment): its template is not needed now
+        other.close()
+    mine.clear()
+    try:
+        template = Template(command, python, env)
+    except (TemplateError, OSError) as exc:
+        log.warning("Warm kernels: the template did not start (%s); kernels are started plainly.", exc)
+        _REFUSED.add(key)
+        return None
+    mine[key] = template
+    _ALL.append(template)
+    return template
+
+
+def close_templates() -> None:
+    """End every template of this process (all threads')."""
+    for template in list(_ALL):
+        template.close()
+    _mine().clear()
+
+
+def sandbox_cpu() -> float:
+    """CPU seconds the templates of this process reported: their own and their kernels' (for benchmarks).
+
+    A kernel in bubblewrap's PID namespace is reaped inside it, so the grader's ``getrusage`` never counts
+    it; a template counts what it reaped and reports it after each kernel.
+
+    Returns
+    -------
+    float
+    """
+    return sum(t.cpu or 0.0 for t in _ALL)
+
+
+@atexit.register
+def _at_exit() -> None:
+    close_templates()
+    if _SPOOL is not None:
+        shutil.rmtree(_SPOOL, ignore_errors=True)

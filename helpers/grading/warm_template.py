@@ -1,0 +1,325 @@
+"""The warm-kernel template: runs INSIDE the sandbox, never in the grader (:mod:`helpers.grading.warm`).
+
+Started by :class:`helpers.grading.warm.Template` as ``python -c <this file's source> <fd>`` in the
+same bubblewrap command as a plain kernel, it imports once what every kernel of the course imports
+(ipykernel, NumPy, SciPy, gensim, matplotlib, the course package) and loads the default embedding,
+then forks one Jupyter kernel at a time on request. A fork costs well under a second; a fresh kernel
+spends several CPU-seconds importing the same modules.
+
+Nothing of one kernel reaches the next:
+
+* **one kernel at a time.** When a kernel exits, every other process in the sandbox's PID namespace
+  is killed (the template is their subreaper and reaps them all), then ``/tmp`` (with ``HOME``), the
+  working folder, the connection folders, ``/dev/shm``, ``/dev/mqueue`` and System V IPC objects are
+  emptied. If anything is left, or the template's own state was changed from outside (resource
+  limits, priority, scheduling, CPU affinity), it says so and exits: the grader then starts plain
+  kernels;
+* **no student code in the template.** It runs only its own code; it is not dumpable
+  (``PR_SET_DUMPABLE`` 0), so no kernel can read or write its memory (ptrace, ``/proc/<pid>/mem``);
+* **a fresh start for each kernel.** The child closes every file the template holds (the control
+  socket first), starts its own session, seeds Python's and NumPy's random generators from the
+  system and starts ``IPKernelApp`` in an empty working folder.
+
+Protocol on the control socket (an inherited ``socketpair``; JSON, one object per line):
+``{"op": "fork", "argv": [...], "cwd": ...}`` answers ``{"pid": n}`` or ``{"error": ...}``;
+``{"op": "kill", "pid": n}``; the template sends ``{"exit": n, "status": s, "cpu": seconds, "total":
+seconds}`` when kernel ``n`` ended and the sandbox is clean again (``cpu``: the kernel's CPU time;
+``total``: the template's and everything it reaped so far), ``{"ready": ...}`` once after its imports and ``{"tainted": reason}`` before it
+exits on a failed check. End of file on the socket ends the template (and, with bubblewrap's
+``--die-with-parent``, a dead grader ends it too).
+"""
+import ctypes
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import sys
+import time
+
+CONTROL_FD = int(sys.argv[1])
+WORKDIR = sys.argv[2]        # the kernels' working folder (a tmpfs of its own)
+SPOOL = sys.argv[3]          # the folder that holds each kernel's connection folder (bound from the grader)
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def send(sock, obj):
+    sock.sendall((json.dumps(obj) + "\n").encode())
+
+
+def state():
+    """What a kernel inherits that another process of the same user could change from outside."""
+    limits = {name: resource.getrlimit(getattr(resource, name)) for name in dir(resource) if name.startswith("RLIMIT_")}
+    return {"limits": limits, "nice": os.getpriority(os.PRIO_PROCESS, 0), "policy": os.sched_getscheduler(0),
+            "affinity": sorted(os.sched_getaffinity(0))}
+
+
+#: file systems whose files are not a kernel's to leave behind (or are not files)
+NOT_FILES = {"proc", "sysfs", "devpts", "cgroup", "cgroup2"}
+
+
+def mounts():
+    """``(mount point, writable, file system type)`` of every mount this process sees."""
+    out = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            fields = left.split()
+            point = fields[4].replace("\\040", " ")
+            out.append((point, "rw" in fields[5].split(","), right.split()[0]))
+    return out
+
+
+def writable_files():
+    """``{path: [mode, device, owner]}`` of everything in the writable mounts (not entering other mounts),
+    and the set of mount points."""
+    table = mounts()
+    points = {m for m, _, _ in table}
+    found = {}
+    for point, writable, fstype in table:
+        if not writable or fstype in NOT_FILES:
+            continue
+        for root, dirs, files in os.walk(point):
+            dirs[:] = [d for d in dirs if os.path.join(root, d) not in points]
+            for name in dirs + files:
+                path = os.path.join(root, name)
+                try:
+                    st = os.lstat(path)
+                except OSError:
+                    continue
+                found[path] = [st.st_mode, st.st_rdev, st.st_uid]
+    return found, points
+
+
+def remove(path):
+    """Remove a file or a whole folder (folders made unreadable are made readable first)."""
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            for root, dirs, _files in os.walk(path):
+                for d in dirs:
+                    try:
+                        os.chmod(os.path.join(root, d), 0o700)
+                    except OSError:
+                        pass
+            os.chmod(path, 0o700)
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def restore(keep):
+    """Remove everything in the writable mounts that is not in ``keep`` (nor a mount point or a folder
+    leading to one); what is still different afterwards (a list of paths, empty when none)."""
+    found, points = writable_files()
+
+    def needed(path):
+        return path in points or any(q.startswith(path + "/") for q in points)
+
+    for path in sorted(found, key=len):
+        if path not in keep and not needed(path) and os.path.lexists(path):
+            remove(path)
+    found, _ = writable_files()
+    extra = [p for p in found if p not in keep and not needed(p)]
+    changed = [p for p, kind in keep.items() if found.get(p) != kind]
+    return sorted(extra + changed)
+
+
+def remove_sysv_ipc():
+    """Remove every System V shared memory segment, semaphore set and message queue; True if none is left."""
+    IPC_RMID = 0
+    for kind, call in (("shm", _libc.shmctl), ("sem", _libc.semctl), ("msg", _libc.msgctl)):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                ids = [int(line.split()[1]) for line in f.readlines()[1:] if line.split()]
+        except OSError:
+            continue
+        for ident in ids:
+            if kind == "sem":
+                call(ident, 0, IPC_RMID, None)
+            else:
+                call(ident, IPC_RMID, None)
+    left = 0
+    for kind in ("shm", "sem", "msg"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                left += len([line for line in f.readlines()[1:] if line.split()])
+        except OSError:
+            pass
+    return left == 0
+
+
+def total_cpu():
+    """CPU seconds of the template and every process it reaped (its kernels and what they left)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def others():
+    """Processes of this PID namespace other than its init (1) and the template."""
+    me = os.getpid()
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+
+
+def kill_the_rest():
+    """Kill every process but init and the template, and reap them; None, or what failed."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            os.kill(-1, signal.SIGKILL)  # every process this one may signal, except init and itself
+        except ProcessLookupError:
+            pass
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+        if not others():
+            return None
+        if time.monotonic() > deadline:
+            return f"processes left after the kernel: {others()}"
+        time.sleep(0.01)
+
+
+def clean(home, keep):
+    """After a kernel: kill what it left, put every writable place back as ``keep`` says (the connection
+    folders emptied) and remove System V IPC objects; None, or what failed."""
+    reason = kill_the_rest()
+    if reason:
+        return reason
+    os.makedirs(home, exist_ok=True)
+    left = restore(keep)
+    if not remove_sysv_ipc():
+        left.append("System V IPC objects")
+    return f"could not put back {', '.join(left[:5])}" if left else None
+
+
+def baseline(home):
+    """At the start: the template's own files removed from the writable places (the first kernel's
+    connection folder kept), HOME made; what every later cleaning puts back."""
+    found, points = writable_files()
+    spool = SPOOL.rstrip("/") + "/"
+    for path in sorted(found, key=len):
+        if path.startswith(spool) or path.startswith("/dev/") and not path.startswith(("/dev/shm/", "/dev/mqueue/")):
+            continue
+        if path not in points and not any(q.startswith(path + "/") for q in points):
+            remove(path)
+    os.makedirs(home, exist_ok=True)
+    found, _ = writable_files()
+    return {p: kind for p, kind in found.items() if not p.startswith(spool)}
+
+
+def child(sock, argv, cwd):
+    """In the forked child: become a fresh kernel (never returns)."""
+    status = 1
+    try:
+        os.closerange(3, CONTROL_FD)
+        os.closerange(CONTROL_FD + 1, 65536)
+        sock.close()
+        os.setsid()
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+        _libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        import random
+
+        import numpy
+        random.seed()
+        numpy.random.seed()
+        os.chdir(cwd)
+        sys.argv = list(argv)
+        from ipykernel.kernelapp import IPKernelApp
+
+        IPKernelApp.launch_instance(argv=list(argv[1:]))
+        status = 0
+    except SystemExit as exc:
+        status = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - reported through the exit status; the grader flags the notebook
+        import traceback
+        traceback.print_exc()
+    finally:
+        os._exit(status)
+
+
+def main():
+    sock = socket.socket(fileno=CONTROL_FD)
+    home = os.environ.get("HOME", "/tmp/home")
+    # what ipykernel does before any cell runs, done before matplotlib is imported here
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    if sys.path and sys.path[0] in ("", "."):
+        del sys.path[0]
+    import gensim.models  # noqa: F401 - imports NumPy, SciPy (its stats module too)
+    import ipykernel.ipkernel  # noqa: F401
+    import ipykernel.kernelapp  # noqa: F401
+    import matplotlib.pyplot  # noqa: F401
+    import numpy  # noqa: F401
+    try:
+        import helpers
+        import helpers.embeddings
+        for name in ("checks", "statistics", "wordsets", "weat", "wefat", "plots", "lexicon", "enumeration"):
+            try:
+                __import__(f"helpers.{name}")
+            except ImportError:
+                pass
+        helpers.embeddings.load_default()
+    except Exception:  # noqa: BLE001 - a kernel then imports and loads it itself, as a plain kernel would
+        pass
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    reason = kill_the_rest()
+    if reason:
+        send(sock, {"tainted": reason})
+        return
+    keep = baseline(home)
+    before = state()
+    send(sock, {"ready": True, "total": total_cpu()})
+    kernel = None
+    buffer = b""
+    while True:
+        readable, _, _ = select.select([sock], [], [], 0.05)
+        if kernel is not None:
+            pid, status, usage = os.wait4(kernel, os.WNOHANG)
+            if pid:
+                code = os.waitstatus_to_exitcode(status)
+                kernel = None
+                reason = clean(home, keep) or (None if state() == before else "its limits or scheduling were changed")
+                send(sock, {"exit": pid, "status": code, "cpu": usage.ru_utime + usage.ru_stime, "total": total_cpu()})
+                if reason:
+                    send(sock, {"tainted": reason})
+                    return
+        if not readable:
+            continue
+        data = sock.recv(65536)
+        if not data:
+            return
+        buffer += data
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            request = json.loads(line)
+            if request.get("op") == "kill":
+                if kernel is not None and request.get("pid") == kernel:
+                    os.kill(kernel, signal.SIGKILL)
+            elif request.get("op") == "fork":
+                if kernel is not None:
+                    send(sock, {"error": "a kernel is still running"})
+                    continue
+                pid = os.fork()
+                if pid == 0:
+                    child(sock, request["argv"], request["cwd"])
+                kernel = pid
+                send(sock, {"pid": pid})
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        os._exit(0)
