@@ -405,8 +405,11 @@ def _autograde_worker(course_dir: str, assignment: str, students: list[str], env
 
 
 def autograde_workers(n_students: int) -> int:
-    """How many processes :func:`autograde` uses: ``COURSE_TEST_WORKERS`` or the CPU count (at most 4)."""
-    wanted = int(os.environ.get("COURSE_TEST_WORKERS", "0")) or min(os.cpu_count() or 1, 4)
+    """How many processes :func:`autograde` uses: ``COURSE_TEST_WORKERS``, else one under pytest-xdist (its
+    workers already keep the cores busy, and one process forks every kernel from one warm template,
+    :mod:`helpers.grading.warm`), else the CPU count (at most 4)."""
+    wanted = int(os.environ.get("COURSE_TEST_WORKERS", "0")) or (
+        1 if os.environ.get("PYTEST_XDIST_WORKER") else min(os.cpu_count() or 1, 4))
     return max(1, min(wanted, n_students))
 
 

@@ -443,10 +443,12 @@ def test_skip_execution_tags_are_discarded(graded):
 # ---------------------------------------------------------------------------------------------
 
 VICTIM = "k-killed"
+#: the victim's notebook sleeps in this process, which names it (a warm kernel's folder and command line do not)
+SLEEPER = "sleep 45.017"
 
 
 def _worker_grading(target: str) -> int | None:
-    """The pid of this process's child (a grading worker) whose descendants run in ``target``."""
+    """The pid of this process's child (a grading worker) whose descendants run in ``target`` (or run SLEEPER)."""
     me = os.getpid()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -454,7 +456,7 @@ def _worker_grading(target: str) -> int | None:
             cwd = os.readlink(f"/proc/{pid}/cwd")
         except OSError:
             continue
-        if target not in cmd and not cwd.endswith(target):
+        if target not in cmd and not cwd.endswith(target) and SLEEPER not in cmd:
             continue
         p = int(pid)
         while p > 1:
@@ -501,7 +503,7 @@ def test_a_dead_worker_costs_only_its_own_submission(tmp_path):
         (root / "nbgrader_config.py").write_text((nbt.COURSE_ROOT / "nbgrader_config.py").read_text())
         nbt.generate_release(nbt.make_api(root), A)
         _, full = _notebooks(root)
-        sleeper = _append(full, new_code_cell("import time\ntime.sleep(45)\n"))
+        sleeper = _append(full, new_code_cell(f"import subprocess\nsubprocess.run({SLEEPER.split()!r})\n"))
         students = {"a-honest": full, VICTIM: sleeper, "y-honest": full, "z-honest": full}
         for sid, nbs in students.items():
             nbt.submit(root, A, sid, nbs)
