@@ -180,12 +180,27 @@ def sandbox_available() -> bool:
     return False
 
 
-def make_api(course_dir, db_url: str | None = None):
-    """``NbGraderAPI`` for a course folder, configured by :func:`course_config`."""
+def needs_bwrap() -> None:
+    """Skip the calling test without bubblewrap, or fail it when ``COURSE_TEST_SANDBOX_REQUIRED=1`` (CI)."""
+    import pytest
+
+    from helpers.grading.sandbox import find_bwrap
+
+    if find_bwrap() is None:
+        if os.environ.get("COURSE_TEST_SANDBOX_REQUIRED") == "1":
+            pytest.fail("COURSE_TEST_SANDBOX_REQUIRED=1 but bubblewrap (bwrap) is not installed")
+        pytest.skip("bubblewrap (bwrap) is not installed (apt-get install bubblewrap)")
+
+
+def make_api(course_dir, db_url: str | None = None, **sandbox):
+    """``NbGraderAPI`` for a course folder, configured by :func:`course_config`; ``sandbox`` sets
+    ``c.Sandbox`` options (``enabled=False``, ``warm_kernels=False``)."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
     c = course_config(course_dir, db_url)
+    for name, value in sandbox.items():
+        setattr(c.Sandbox, name, value)
     return NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
 
 

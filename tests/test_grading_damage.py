@@ -87,11 +87,7 @@ BROKEN_CELL = "def f(:\n    pass\n"
 FLAG_REASON = "<script>alert('XSS-FLAG')</script>"
 
 
-def needs_bwrap():
-    if sandbox.find_bwrap() is None:
-        if os.environ.get("COURSE_TEST_SANDBOX_REQUIRED") == "1":
-            pytest.fail("COURSE_TEST_SANDBOX_REQUIRED=1 but bubblewrap (bwrap) is not installed")
-        pytest.skip("bubblewrap (bwrap) is not installed (apt-get install bubblewrap)")
+needs_bwrap = nbt.needs_bwrap
 
 
 # ---------------------------------------------------------------------------------------------

@@ -41,11 +41,7 @@ SECRET = "db-password-hunter2-do-not-leak"
 TIMEOUT = 20  # seconds per cell in these runs (the course uses 60; same mechanism, quicker test)
 
 
-def needs_bwrap():
-    if sandbox.find_bwrap() is None:
-        if os.environ.get("COURSE_TEST_SANDBOX_REQUIRED") == "1":
-            pytest.fail("COURSE_TEST_SANDBOX_REQUIRED=1 but bubblewrap (bwrap) is not installed")
-        pytest.skip("bubblewrap (bwrap) is not installed (apt-get install bubblewrap)")
+needs_bwrap = nbt.needs_bwrap
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,15 +340,10 @@ def test_attack_is_real_without_the_sandbox(tmp_path):
     """Control: unsandboxed, the read-the-solutions attack reads and runs the worked solution (so the
     test above means something). It no longer earns the points: the judge reads ``def cosine`` from
     the answer cell's source (helpers.grading.judge), and this answer cell has none."""
-    from nbgrader.apps import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
-
     nbt.require_assignment(A)
     with nbt.offline_env(tmp_path):
         root = nbt.make_course(tmp_path / "course", [A])
-        c = nbt.course_config(root)
-        c.Sandbox.enabled = False
-        api = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
+        api = nbt.make_api(root, enabled=False)
         nbt.generate_release(api, A)
         nbt.submit(root, A, "cheat", _replace(_full_submission(root), "cosine_solution", ATTACKS["b-read-solutions"]))
         result = api.autograde(A, "cheat")

@@ -20,23 +20,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from pathlib import Path
 
 import pytest
 from traitlets.config import Config
 
-from helpers.grading import sandbox, warm
+import nbgrader_tools as nbt
+from helpers.grading import warm
 from helpers.grading.sandbox import SandboxKernelManager
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 
-def needs_bwrap():
-    if sandbox.find_bwrap() is None:
-        if os.environ.get("COURSE_TEST_SANDBOX_REQUIRED") == "1":
-            pytest.fail("COURSE_TEST_SANDBOX_REQUIRED=1 but bubblewrap (bwrap) is not installed")
-        pytest.skip("bubblewrap (bwrap) is not installed (apt-get install bubblewrap)")
+needs_bwrap = nbt.needs_bwrap
 
 
 #: what a kernel reports about itself (printed as JSON)
@@ -227,9 +223,6 @@ def test_a_changed_or_killed_template_is_not_used_again(course, attack, caplog):
 def test_grades_are_the_same_with_and_without_warm_kernels(tmp_path):
     """The worked solution and a mutant of 01_cosine, graded by nbgrader's autograde both ways."""
     needs_bwrap()
-    import nbgrader_tools as nbt
-    from nbgrader.apps import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
 
     A = "01_cosine"
     nbt.require_assignment(A)
@@ -239,9 +232,7 @@ def test_grades_are_the_same_with_and_without_warm_kernels(tmp_path):
         work = tmp_path / str(use)
         with nbt.offline_env(work):
             root = nbt.make_course(work / "course", [A])
-            config = nbt.course_config(root)
-            config.Sandbox.warm_kernels = use
-            api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+            api = nbt.make_api(root, warm_kernels=use)
             nbt.generate_release(api, A)
             names = nbt.notebook_names(A, root)
             stubs = {n: nbt.read_nb(root / "notebooks" / A / f"{n}.ipynb") for n in names}

@@ -15,6 +15,9 @@ Grading fails loudly, never quietly:
 * a submission nbgrader cannot grade reports nbgrader's real error and leaves no record in the
   gradebook; a run with such a failure writes no export (:func:`blocking_failures`).
 
+The canaries run in the same worker processes as the first submissions, so each process starts its
+warm-kernel template (:mod:`helpers.grading.warm`) once for both.
+
 :func:`grade_class` grades many submissions in ``workers`` processes at once (one progress bar), or
 on a Dask cluster (``scheduler=``, :func:`helpers.grading.cluster.executor`): the same job,
 :func:`_job`, runs in both, with its retry on a locked SQLite gradebook. It skips submissions already
@@ -82,13 +85,15 @@ def _local_pool(workers: int, path: str):
 
 
 def _grade_locally(root: Path, todo: list, isolate: set, workers: int, sandbox: bool, feedback: bool, path: str,
-                   done) -> None:
+                   done, pool=None) -> None:
     """Grade ``todo`` in pools of worker processes, calling ``done(key, report)`` for each.
 
     A worker that dies breaks its pool, and the pool stops every job it holds. The jobs that were
     running then (their marker files are left) become suspects, each graded again alone in a pool
     of its own (as are the keys in ``isolate`` from the start); the jobs not started yet go to a
-    fresh shared pool. A suspect whose lone process dies too is the culprit: failed, flagged."""
+    fresh shared pool. A suspect whose lone process dies too is the culprit: failed, flagged.
+    ``pool``, if given, is used (and shut down) for the first shared round: the canaries' pool, whose
+    processes have their warm-kernel templates started already (:mod:`helpers.grading.warm`)."""
     import tempfile
     from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
@@ -100,9 +105,15 @@ def _grade_locally(root: Path, todo: list, isolate: set, workers: int, sandbox: 
     try:
         while shared:
             broken = []
-            with _local_pool(min(workers, len(shared)), path) as pool:
-                futures = {pool.submit(_job, str(root), a, s, sandbox, feedback, str(markers / str(index[a, s]))): (a, s)
-                           for a, s in shared}
+            first, pool = pool, None
+            with first or _local_pool(min(workers, len(shared)), path) as pool:
+                futures = {}
+                for a, s in shared:
+                    marker = str(markers / str(index[a, s]))
+                    try:
+                        futures[pool.submit(_job, str(root), a, s, sandbox, feedback, marker)] = (a, s)
+                    except BrokenProcessPool:  # a job submitted before broke the pool: this one never started
+                        broken.append((a, s))
                 for fut in as_completed(futures):
                     key = futures[fut]
                     try:
@@ -140,9 +151,10 @@ def _canary_job(root: str, assignment: str, sandbox: bool, feedback: bool) -> Ca
 
 
 def _run_canaries(root: Path, names: list[str], workers: int, sandbox: bool, feedback: bool, path: str,
-                  scheduler: str | None) -> dict:
+                  scheduler: str | None, pool=None) -> dict:
     """:func:`check_worked_solution` of each assignment, where the submissions will be graded (local
-    worker processes, or the Dask cluster); ``{assignment: CanaryReport}``."""
+    worker processes, or the Dask cluster); ``{assignment: CanaryReport}``. ``pool``: the local pool to
+    use (left running, for the submissions)."""
     from concurrent.futures import as_completed
 
     out = {}
@@ -160,11 +172,13 @@ def _run_canaries(root: Path, names: list[str], workers: int, sandbox: bool, fee
     if scheduler:
         from .cluster import executor
 
-        with executor(scheduler, root) as pool:
-            collect(pool)
+        with executor(scheduler, root) as cluster:
+            collect(cluster)
+    elif pool is not None:
+        collect(pool)
     else:
-        with _local_pool(max(1, min(workers, len(names))), path) as pool:
-            collect(pool)
+        with _local_pool(max(1, min(workers, len(names))), path) as own:
+            collect(own)
     return out
 
 
@@ -305,53 +319,62 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     todo = [key for key in work if key not in done_keys]
     path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
     to_grade = sorted({a for a, _ in todo})
-    canaries = {}
-    if to_grade and canary:
-        canaries = _run_canaries(root, to_grade, workers, sandbox, feedback, path, scheduler)
-        failed = [canaries[a] for a in to_grade if not canaries[a].ok]
-        if failed:
-            raise GradingStopped("\n\n".join(c.reason for c in failed) + "\n\nNo submission was graded; the "
-                                 "gradebook and the exports are as they were.")
-        for a in to_grade:
-            log(f"{a}: the worked solution got full marks ({canaries[a].seconds:.0f} s)")
-    if to_grade:
-        for note in prepare_gradebook(api, db_url, to_grade, canaries):
-            log(note)
-    bar = tqdm(total=len(work), initial=len(reports), desc="Autograding", unit=" submission", disable=not progress)
+    died_before = {(a, s) for a, s in todo if state.get(f"{a}/{s}", {}).get("died")}
+    # one pool for the canaries and the first round of submissions: a worker's warm-kernel template serves both
+    pool = None
+    if to_grade and canary and not scheduler and len(todo) > len(died_before):
+        pool = _local_pool(max(1, min(workers, len(todo) - len(died_before))), path)
+    try:
+        canaries = {}
+        if to_grade and canary:
+            canaries = _run_canaries(root, to_grade, workers, sandbox, feedback, path, scheduler, pool)
+            failed = [canaries[a] for a in to_grade if not canaries[a].ok]
+            if failed:
+                raise GradingStopped("\n\n".join(c.reason for c in failed) + "\n\nNo submission was graded; the "
+                                     "gradebook and the exports are as they were.")
+            for a in to_grade:
+                log(f"{a}: the worked solution got full marks ({canaries[a].seconds:.0f} s)")
+        if to_grade:
+            for note in prepare_gradebook(api, db_url, to_grade, canaries):
+                log(note)
+        bar = tqdm(total=len(work), initial=len(reports), desc="Autograding", unit=" submission",
+                   disable=not progress)
 
-    def done(key, report):
-        a, s = key
-        if report.died:
-            if flag_submission(db_url, a, s, DIED):
-                report.flags = read_submission_flags(db_url, a, s)
+        def done(key, report):
+            a, s = key
+            if report.died:
+                if flag_submission(db_url, a, s, DIED):
+                    report.flags = read_submission_flags(db_url, a, s)
+                else:
+                    report.flags = [{"assignment": a, "student": s, "notebook": "", "cell": None, "reason": DIED}]
+                state[f"{a}/{s}"] = {"died": hashes[a, s]}
+            elif report.success:
+                state[f"{a}/{s}"] = {"sha256": hashes[a, s]}
             else:
-                report.flags = [{"assignment": a, "student": s, "notebook": "", "cell": None, "reason": DIED}]
-            state[f"{a}/{s}"] = {"died": hashes[a, s]}
-        elif report.success:
-            state[f"{a}/{s}"] = {"sha256": hashes[a, s]}
-        else:
-            state.pop(f"{a}/{s}", None)
-        save_state(root, state)
-        reports.append(report)
-        bar.update(1)
+                state.pop(f"{a}/{s}", None)
+            save_state(root, state)
+            reports.append(report)
+            bar.update(1)
 
-    if todo and scheduler:
-        from .cluster import executor
+        if todo and scheduler:
+            from .cluster import executor
 
-        with executor(scheduler, root) as pool:
-            futures = {pool.submit(_job, str(root), a, s, sandbox, feedback): (a, s) for a, s in todo}
-            for fut in as_completed(futures):
-                a, s = futures[fut]
-                try:
-                    report = fut.result()
-                except Exception as exc:  # a worker process died (Dask retried it once)
-                    report = GradeReport(a, s, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
-                done((a, s), report)
-    elif todo:
-        died_before = {(a, s) for a, s in todo if state.get(f"{a}/{s}", {}).get("died")}
-        _grade_locally(root, todo, died_before, workers, sandbox, feedback, path, done)
-    bar.close()
-    reports.sort(key=lambda r: (r.assignment, r.student))
-    if export and not blocking_failures(reports):
-        write_exports(root, export, reports, api=api)
-    return reports
+            with executor(scheduler, root) as cluster:
+                futures = {cluster.submit(_job, str(root), a, s, sandbox, feedback): (a, s) for a, s in todo}
+                for fut in as_completed(futures):
+                    a, s = futures[fut]
+                    try:
+                        report = fut.result()
+                    except Exception as exc:  # a worker process died (Dask retried it once)
+                        report = GradeReport(a, s, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+                    done((a, s), report)
+        elif todo:
+            _grade_locally(root, todo, died_before, workers, sandbox, feedback, path, done, pool)
+        bar.close()
+        reports.sort(key=lambda r: (r.assignment, r.student))
+        if export and not blocking_failures(reports):
+            write_exports(root, export, reports, api=api)
+        return reports
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)

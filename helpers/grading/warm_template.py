@@ -40,9 +40,9 @@ import socket
 import sys
 import time
 
-CONTROL_FD = int(sys.argv[1])
-WORKDIR = sys.argv[2]        # the kernels' working folder (a tmpfs of its own)
-SPOOL = sys.argv[3]          # the folder that holds each kernel's connection folder (bound from the grader)
+CONTROL_FD = -1              # the control socket (set from the command line)
+WORKDIR = "/tmp/work"        # the kernels' working folder (a tmpfs of its own)
+SPOOL = ""                   # the folder that holds each kernel's connection folder (bound from the grader)
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -344,6 +344,7 @@ def main():
 
 
 if __name__ == "__main__":
+    CONTROL_FD, WORKDIR, SPOOL = int(sys.argv[1]), sys.argv[2], sys.argv[3]
     try:
         main()
     finally:
