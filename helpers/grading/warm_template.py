@@ -296,7 +296,6 @@ def main():
         pass
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     reason = kill_the_rest()
     if reason:
         send(sock, {"tainted": reason})
