@@ -304,7 +304,7 @@ class Template:
             self._fail(exc)
 
     def close(self) -> None:
-        """End the template (and any kernel it runs) and remove nothing but its own socket."""
+        """End the template and any kernel it runs: its socket is closed, so it exits (killed after 10 s)."""
         try:
             self._sock.close()
         except OSError:
