@@ -416,24 +416,20 @@ class SandboxKernelManager(AsyncKernelManager):
         check_workdir(workdir, root, read_only)
         kw["env"] = kernel_env(env, settings.env_allow)
         kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's connection banner, not the student's prints
+        env = kw["env"]
+
+        def command(argv, inner_workdir, private_dir, provided=()):  # this kernel's sandbox, or its template's
+            return bwrap_command(argv, workdir=inner_workdir, private_dir=private_dir, read_only=read_only, env=env,
+                                 memory_mb=settings.memory_mb, max_processes=settings.max_processes, bwrap=bwrap,
+                                 overlays=self.overlays, disk_mb=settings.disk_mb, provided=provided)
+
         provided = provided_files(workdir)
-        cmd = bwrap_command(kernel_cmd, workdir=workdir, private_dir=self._private_dir, read_only=read_only,
-                            env=kw["env"], memory_mb=settings.memory_mb,
-                            max_processes=settings.max_processes, bwrap=bwrap, overlays=self.overlays,
-                            disk_mb=settings.disk_mb, provided=provided)
+        cmd = command(kernel_cmd, workdir, self._private_dir, provided)
         self.log.debug("Sandboxed kernel: %s", cmd)
         self._template, self._kernel_cmd = None, list(kernel_cmd)
         if settings.warm_kernels and settings.disk_mb and not provided and kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
-            env = kw["env"]
-
-            def command(argv, inner_workdir, private_dir):
-                return bwrap_command(argv, workdir=inner_workdir, private_dir=private_dir, read_only=read_only,
-                                     env=env, memory_mb=settings.memory_mb, max_processes=settings.max_processes,
-                                     bwrap=bwrap, overlays=self.overlays, disk_mb=settings.disk_mb)
-
-            key = (bwrap, kernel_cmd[0], tuple(sorted(env.items())), tuple(map(str, read_only)),
-                   tuple((str(a), str(b)) for a, b in self.overlays), settings.memory_mb, settings.max_processes,
-                   settings.disk_mb)
+            # the template's own command line says everything its kernels depend on
+            key = tuple(command(kernel_cmd[:1], warm.WORKDIR, warm.spool_dir()))
             self._template = warm.template_for(key, command, kernel_cmd[0], env)
         return cmd, kw
 

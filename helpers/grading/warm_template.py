@@ -118,19 +118,20 @@ def remove(path):
         pass
 
 
+def holds_a_mount(path, points):
+    """Whether ``path`` is a mount point or a folder leading to one (it cannot be removed)."""
+    return path in points or any(q.startswith(path + "/") for q in points)
+
+
 def restore(keep):
     """Remove everything in the writable mounts that is not in ``keep`` (nor a mount point or a folder
     leading to one); what is still different afterwards (a list of paths, empty when none)."""
     found, points = writable_files()
-
-    def needed(path):
-        return path in points or any(q.startswith(path + "/") for q in points)
-
     for path in sorted(found, key=len):
-        if path not in keep and not needed(path) and os.path.lexists(path):
+        if path not in keep and not holds_a_mount(path, points) and os.path.lexists(path):
             remove(path)
     found, _ = writable_files()
-    extra = [p for p in found if p not in keep and not needed(p)]
+    extra = [p for p in found if p not in keep and not holds_a_mount(p, points)]
     changed = [p for p, kind in keep.items() if found.get(p) != kind]
     return sorted(extra + changed)
 
@@ -139,24 +140,21 @@ def remove_sysv_ipc():
     """Remove every System V shared memory segment, semaphore set and message queue; True if none is left."""
     IPC_RMID = 0
     for kind, call in (("shm", _libc.shmctl), ("sem", _libc.semctl), ("msg", _libc.msgctl)):
-        try:
-            with open(f"/proc/sysvipc/{kind}") as f:
-                ids = [int(line.split()[1]) for line in f.readlines()[1:] if line.split()]
-        except OSError:
-            continue
-        for ident in ids:
+        for ident in sysv_ids(kind):
             if kind == "sem":
                 call(ident, 0, IPC_RMID, None)
             else:
                 call(ident, IPC_RMID, None)
-    left = 0
-    for kind in ("shm", "sem", "msg"):
-        try:
-            with open(f"/proc/sysvipc/{kind}") as f:
-                left += len([line for line in f.readlines()[1:] if line.split()])
-        except OSError:
-            pass
-    return left == 0
+    return not any(sysv_ids(kind) for kind in ("shm", "sem", "msg"))
+
+
+def sysv_ids(kind):
+    """The ids of the System V objects of ``kind`` ("shm", "sem" or "msg") in this IPC namespace."""
+    try:
+        with open(f"/proc/sysvipc/{kind}") as f:
+            return [int(line.split()[1]) for line in f.readlines()[1:] if line.split()]
+    except OSError:
+        return []
 
 
 def total_cpu():
@@ -212,7 +210,7 @@ def baseline(home):
     for path in sorted(found, key=len):
         if path.startswith(spool) or path.startswith("/dev/") and not path.startswith(("/dev/shm/", "/dev/mqueue/")):
             continue
-        if path not in points and not any(q.startswith(path + "/") for q in points):
+        if not holds_a_mount(path, points):
             remove(path)
     os.makedirs(home, exist_ok=True)
     found, _ = writable_files()
