@@ -102,6 +102,17 @@ def group_of(nodeid: str) -> str:
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker more than this process may use cores (``--maxprocesses`` caps it).
+
+    Much of a worker's time is waiting, not computing: a cell's timeout, a notebook that sleeps, a hub, a
+    browser or a Dask cluster starting. A third worker on the 2-core CI machine computes meanwhile."""
+    import os
+
+    return len(os.sched_getaffinity(0)) + 1
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """xdist's scope scheduler with the groups of :func:`group_of` as scopes (sent in collection order)."""
     from xdist.scheduler import LoadScopeScheduling

@@ -180,6 +180,12 @@ def sandbox_available() -> bool:
     return False
 
 
+def sandbox_args() -> list[str]:
+    """The command line's sandbox option: none (the sandbox, with warm kernels) when bubblewrap is installed,
+    else ``["--no-sandbox"]``; see :func:`sandbox_available`."""
+    return [] if sandbox_available() else ["--no-sandbox"]
+
+
 def needs_bwrap() -> None:
     """Skip the calling test without bubblewrap, or fail it when ``COURSE_TEST_SANDBOX_REQUIRED=1`` (CI)."""
     import pytest

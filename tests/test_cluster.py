@@ -1,7 +1,8 @@
 """Grading on a Dask distributed cluster (``helpers.grading.cluster``) gives the grades of local grading.
 
 A ``LocalCluster`` of two worker processes (one thread each) on loopback stands for two grading
-machines sharing the course folder. A few submissions of 01_cosine (the worked solutions, the
+machines sharing the course folder. Both gradings run as the course grades, in the sandbox with warm
+kernels, when bubblewrap is installed (always in CI), and unsandboxed without it. A few submissions of 01_cosine (the worked solutions, the
 untouched release, two known-wrong mutants) are graded once locally, one after another with
 ``helpers.grading.grade.grade_submission``, in one course folder, and once by ``python -m helpers grade
 --scheduler`` (``grade_class`` with ``helpers.grading.cluster.executor``: the same job as local grading)
@@ -36,11 +37,14 @@ def _distributed():
 
 
 def _cpu_seconds() -> float:
-    """CPU time of this process and its finished children (the grading kernels)."""
+    """CPU time of this process, its finished children and the kernels of its warm templates (reaped inside the
+    sandbox, where ``getrusage`` does not see them: :func:`helpers.grading.warm.sandbox_cpu`)."""
     import resource
 
+    from helpers.grading.warm import sandbox_cpu
+
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime + sandbox_cpu()
 
 
 def _course(path: Path) -> tuple[Path, list[str]]:
@@ -75,13 +79,14 @@ def test_grade_command_on_a_cluster_grades_like_local_grading(tmp_path):
         local, students = _course(tmp_path / "local")
         remote, _ = _course(tmp_path / "cluster")
         t0, c0 = time.perf_counter(), _cpu_seconds()
-        local_reports = [grade_submission(local, ASSIGNMENT, s, sandbox=False, feedback=True) for s in students]
+        sandbox = tools.sandbox_available()  # as the course grades (always in CI); unsandboxed without bubblewrap
+        local_reports = [grade_submission(local, ASSIGNMENT, s, sandbox=sandbox, feedback=True) for s in students]
         t_local, c_local = time.perf_counter() - t0, _cpu_seconds() - c0
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tools.COURSE_ROOT), os.environ.get("PYTHONPATH", "")])}
         with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                       dashboard_address=None) as cluster:
             t0 = time.perf_counter()
-            res = subprocess.run([sys.executable, "-m", "helpers", "grade", ASSIGNMENT, "--no-sandbox",
+            res = subprocess.run([sys.executable, "-m", "helpers", "grade", ASSIGNMENT, *tools.sandbox_args(),
                                   "--scheduler", cluster.scheduler_address], cwd=remote, env=env,
                                  capture_output=True, text=True, timeout=900)
             t_cluster = time.perf_counter() - t0

@@ -2,7 +2,7 @@
 
 One temporary course with ``01_cosine`` and one student whose ``cosine`` calls the course's reference
 (the hidden test fails, and the page shows its message and hint in a long line), graded by
-``helpers.grading.grade.grade_submission`` (without the sandbox) with the course's ``nbgrader_config.py``,
+``helpers.grading.grade.grade_submission`` (in the sandbox when bubblewrap is installed) with the course's ``nbgrader_config.py``,
 which writes the feedback. The same page is also written by nbgrader's stock exporter, as the
 control that shows each check can fail. Checked:
 
@@ -42,7 +42,7 @@ def pages(tmp_path_factory):
     full = {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
     reference = next(m for m in nbt.load_mutants(A) if "reference" in m["name"])
     nbt.submit(root, A, STUDENT, nbt.apply_mutant(full, reference))
-    report = grade_submission(root, A, STUDENT, sandbox=False)
+    report = grade_submission(root, A, STUDENT, sandbox=nbt.sandbox_available())
     assert report.success, report
     page = root / "feedback" / STUDENT / A / f"{A}.html"
     ours = root / "course.html"

@@ -31,9 +31,9 @@ Tested:
 * ``nbgrader zip_collect`` with the documented pattern (its timestamp group); the course-local
   exchange root.
 
-Grading runs with ``sandbox=False`` so that these tests need no bubblewrap (the sandbox has its
-own tests), except the canary's test, which uses the sandbox when it is installed; everything else
-is the course's ``nbgrader_config.py``. Runs after the first pass ``canary=False`` where they test
+Grading runs as the course grades, in the sandbox with warm kernels, when bubblewrap is installed
+(always in CI), and unsandboxed without it, so that these tests run on any machine (the sandbox has
+its own tests); everything else is the course's ``nbgrader_config.py``. Runs after the first pass ``canary=False`` where they test
 something else (the canary costs one autograde per assignment).
 """
 from __future__ import annotations
@@ -59,6 +59,7 @@ C = "08_debiasing"      # in solutions/ and (a due date set in advance) in the g
 REFLECTION = "case_reflection_answer"
 DUE = "2026-01-01 00:00:00.000000 UTC"  # nbt.submit stamps submissions with exactly this time
 LATE_STAMP = "2026-01-02-06-00-00"      # in dave's file name: 30 hours late, two started days, 20% off
+SANDBOX = nbt.sandbox_available()       # grade as the course does when bubblewrap is installed (always in CI)
 
 
 def _full(root: Path) -> dict:
@@ -141,10 +142,10 @@ def graded(tmp_path_factory):
         times, cpu, reports, logs = {}, {}, {}, {1: [], 2: []}
         for n, root in ((1, one), (2, two)):
             with nbt.Stopwatch() as t:
-                reports[n] = grade_class(root, workers=n, sandbox=False, progress=False, log=logs[n].append)
+                reports[n] = grade_class(root, workers=n, sandbox=SANDBOX, progress=False, log=logs[n].append)
             times[n], cpu[n] = t.wall, t.cpu
         with nbt.Stopwatch() as t:
-            rerun = grade_class(one, workers=2, sandbox=False, progress=False)
+            rerun = grade_class(one, workers=2, sandbox=SANDBOX, progress=False)
         times["rerun"] = t.wall
     k = len(reports[1])
     n = k + 2  # autogrades: the submissions and the two canaries (worked solutions of A and B)
@@ -200,12 +201,12 @@ def test_changed_submission_or_source_is_regraded(graded, tmp_path):
     release = nbt.read_nb(root / "notebooks" / A / f"{A}.ipynb")
     with nbt.offline_env(tmp_path):
         nbt.submit(root, A, "alice", {A: release})  # alice hands in the blank release instead
-        reports = {r.student: r for r in grade_class(root, assignments=[A], workers=2, sandbox=False, progress=False,
+        reports = {r.student: r for r in grade_class(root, assignments=[A], workers=2, sandbox=SANDBOX, progress=False,
                                                      export=None, canary=False)}
         assert {s for s, r in reports.items() if not r.skipped} == {"alice"}
         assert reports["alice"].score == 0.0 and reports["bob"].score == 0.0
         (root / "solutions" / A / "notes.txt").write_text("the instructor changed the assignment's source\n")
-        again = grade_class(root, assignments=[A], workers=2, sandbox=False, progress=False, export=None, canary=False)
+        again = grade_class(root, assignments=[A], workers=2, sandbox=SANDBOX, progress=False, export=None, canary=False)
     assert not any(r.skipped for r in again) and len(again) == 4, "a changed source regrades its submissions"
 
 
@@ -224,7 +225,7 @@ def test_manual_score_survives_a_forced_regrade(graded, tmp_path):
         g.needs_manual_grade = False
         gb.db.commit()
     with nbt.offline_env(tmp_path):
-        reports = {r.student: r for r in grade_class(root, assignments=[A], workers=1, sandbox=False, progress=False,
+        reports = {r.student: r for r in grade_class(root, assignments=[A], workers=1, sandbox=SANDBOX, progress=False,
                                                      export=None, force=True, canary=False)}
     assert not any(r.skipped for r in reports.values()), "force regrades everything"
     g = nbt.cell_scores(db, A, "alice")[REFLECTION]
@@ -236,7 +237,7 @@ def test_manual_score_survives_a_forced_regrade(graded, tmp_path):
     cell.source += "\n\nA second thought, added after grading."
     nbt.write_nb(nb, root / "submitted" / "alice" / A / f"{A}.ipynb")
     with nbt.offline_env(tmp_path):
-        reports = {r.student: r for r in grade_class(root, assignments=[A], workers=1, sandbox=False, progress=False,
+        reports = {r.student: r for r in grade_class(root, assignments=[A], workers=1, sandbox=SANDBOX, progress=False,
                                                      export=None, canary=False)}
     assert not reports["alice"].skipped and reports["bob"].skipped
     g = nbt.cell_scores(db, A, "alice")[REFLECTION]
@@ -324,7 +325,7 @@ def test_cli_prints_the_summary_and_skips(graded, tmp_path):
     root = tmp_path / "course"
     shutil.copytree(graded["one"], root)
     with nbt.offline_env(tmp_path):
-        res = subprocess.run([sys.executable, "-m", "helpers", "grade", "--workers", "2", "--no-sandbox"],
+        res = subprocess.run([sys.executable, "-m", "helpers", "grade", "--workers", "2"] + nbt.sandbox_args(),
                              cwd=root, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr[-3000:]
     assert "5 submission(s): 0 graded, 5 skipped" in res.stdout and "0 failed" in res.stdout, res.stdout
@@ -344,7 +345,7 @@ def test_cli_failed_run_shows_the_error_and_writes_no_export(graded, tmp_path):
     (root / "submitted" / "mallory" / A / f"{A}.ipynb").write_text("not a notebook")
     before = {name: (root / name).read_bytes() for name in ("grades.csv", "grades_lms.csv", "flags.csv")}
     with nbt.offline_env(tmp_path):
-        res = subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1", "--no-sandbox"],
+        res = subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1"] + nbt.sandbox_args(),
                              cwd=root, capture_output=True, text=True, timeout=900)
     assert res.returncode == 1, res.stdout[-2000:] + res.stderr[-3000:]
     out = res.stdout
@@ -359,7 +360,7 @@ def test_path_is_not_changed_for_good(graded, tmp_path, monkeypatch):
     from helpers.grading.run import grade_class
 
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    grade_class(graded["one"], workers=1, sandbox=False, progress=False, export=None)
+    grade_class(graded["one"], workers=1, sandbox=SANDBOX, progress=False, export=None)
     assert os.environ["PATH"] == "/usr/bin:/bin"
 
 
@@ -399,7 +400,7 @@ def test_flags_stay_until_a_person_resolves_them(graded, tmp_path):
     db = f"sqlite:///{root / 'gradebook.db'}"
     assert flag_submission(db, A, "alice", "a person should look at this")
     with nbt.offline_env(tmp_path):
-        reports = grade_class(root, assignments=[B], workers=1, sandbox=False, progress=False)
+        reports = grade_class(root, assignments=[B], workers=1, sandbox=SANDBOX, progress=False)
     assert [(r.assignment, r.student, r.skipped) for r in reports] == [(B, "alice", True)]
     flags = _read_csv(root / "flags.csv")
     assert [(f["assignment"], f["student"], f["reason"]) for f in flags] == \
@@ -490,9 +491,7 @@ def test_canary_stops_a_kernel_that_cannot_import_the_course(tmp_path):
     nbt.submit(root, A, "alice", {A: nbt.fill_solutions(release, solution)})
     nbt.submit(root, A, "bob", {A: release})
     jupyter = _broken_kernel(tmp_path / "jupyter")
-    args = [sys.executable, "-m", "helpers", "grade", "--workers", "1"]
-    if not nbt.sandbox_available():
-        args.append("--no-sandbox")
+    args = [sys.executable, "-m", "helpers", "grade", "--workers", "1"] + nbt.sandbox_args()
     with nbt.offline_env(tmp_path):
         env = {**os.environ, "JUPYTER_PATH": str(jupyter)}
         res = subprocess.run(args, cwd=root, capture_output=True, text=True, timeout=900, env=env)
@@ -527,7 +526,7 @@ def test_a_failed_run_leaves_no_trap(tmp_path):
             gb.add_submission(A, "ghost")  # the empty record an earlier failed run left (the issue's trap)
 
         # one submission graded as before this fix: nbgrader's real error, and no record left behind
-        report = grade_submission(root, A, "bob", sandbox=False)
+        report = grade_submission(root, A, "bob", sandbox=SANDBOX)
         assert not report.success
         assert "No notebooks found, did you forget to run 'nbgrader generate_assignment'?" in report.error
         assert "Please see the" not in report.error
@@ -539,7 +538,7 @@ def test_a_failed_run_leaves_no_trap(tmp_path):
         (root / "submitted" / "mallory" / A).mkdir(parents=True)
         (root / "submitted" / "mallory" / A / f"{A}.ipynb").write_text('{"cells": [')
         notes = []
-        reports = {r.student: r for r in grade_class(root, workers=1, sandbox=False, progress=False, log=notes.append)}
+        reports = {r.student: r for r in grade_class(root, workers=1, sandbox=SANDBOX, progress=False, log=notes.append)}
     assert reports["bob"].success and reports["bob"].score == 0.0 and reports["bob"].max_score == 10.0
     assert not reports["mallory"].success and "NotJSONError" in reports["mallory"].error, reports["mallory"]
     assert any("removed 1 empty submission record" in n for n in notes) and any("generated into" in n for n in notes)
@@ -630,8 +629,8 @@ def test_flags_are_written_and_keep_the_points_for_a_person(tmp_path):
         answer = next(nbt.strip_solution_markers(c.source) for c in solution.cells if nbt.grade_id(c) == "cosine_solution")
         nbt.submit(root, A, "mallory", nbt.apply_mutant(full, {"name": "subprocess", "cell": "cosine_solution",
                                                                "source": "import subprocess\n" + answer}))
-        first = grade_class(root, workers=1, sandbox=False, progress=False, canary=False)
-        again = grade_class(root, workers=1, sandbox=False, progress=False, canary=False)
+        first = grade_class(root, workers=1, sandbox=SANDBOX, progress=False, canary=False)
+        again = grade_class(root, workers=1, sandbox=SANDBOX, progress=False, canary=False)
     rows = _read_csv(root / "flags.csv")
     assert [(r["student"], r["cell"]) for r in rows] == [("mallory", "cosine_solution")], rows
     assert first[0].flags and again[0].skipped and again[0].flags == first[0].flags
