@@ -10,8 +10,7 @@
 * At the end, a summary lists the measured time of every step and of all tests per assignment.
 * Tests run in parallel (pytest-xdist, ``-n`` in pyproject.toml) in groups that each go to one worker:
   all the tests of an assignment (they share its release, round trip and mutant harness), and every
-  other test file whole (they share module fixtures). Files go before assignments (see LONG_GROUPS),
-  the longest first. Workers send their timings and mutant counts with their reports, so the summary
+  other test file whole (they share module fixtures). The longest go first (see LONG_GROUPS). Workers send their timings and mutant counts with their reports, so the summary
   is the same with ``-n0``.
 """
 from __future__ import annotations
@@ -33,16 +32,16 @@ _SEEN_TIMES: dict = defaultdict(dict)      # assignment -> {step: (wall, cpu)}
 _SEEN_TEST_TIME: dict = defaultdict(float) # assignment -> seconds spent in its tests
 _SEEN_MUTANTS: dict = {}                   # assignment -> (mutants shown to lose exactly their cells, of how many)
 
-# The order in which groups are sent to the xdist workers. Every file group comes before every assignment
-# group: the assignments' session fixture (``course``) keeps an offline environment (its network log, its
-# ``sitecustomize``) for the rest of its worker's session, which the processes of a later file group (pip in
-# a fresh environment, a JupyterLab server) would inherit and log into the assignments' network log. Within
-# each kind the longest go first (seconds measured in CI on the 2-core machine, fixtures included); the others
-# follow in collection order. A scheduling hint apart from that rule: a wrong order costs time, never a test.
-LONG_GROUPS = ["tests/test_grading.py", "tests/test_grading_behaviour.py", "tests/test_grading_damage.py",
-               "tests/test_adversarial.py", "tests/test_sandbox.py", "tests/test_site.py", "tests/test_hub.py",
-               "tests/test_instructor_commands.py", "tests/test_cluster.py", "tests/test_student_lab.py",
-               "assignment-11_enumerating_biases"]
+# The order in which groups are sent to the xdist workers: the longest first (seconds measured in CI on the
+# 2-core machine, fixtures included: assignment 11, test_grading and test_grading_damage about 400 s each), so
+# that no long group starts last and runs alone at the end; the others follow in collection order. A scheduling
+# hint: a wrong order costs time, never a test (no group depends on another, and the assignments' fixtures
+# change the environment only while they run, Course.offline).
+LONG_GROUPS = ["assignment-11_enumerating_biases", "tests/test_grading.py", "tests/test_grading_damage.py",
+               "tests/test_hub.py", "tests/test_site.py", "tests/test_grading_behaviour.py",
+               "tests/test_adversarial.py", "tests/test_cluster.py", "assignment-05_permutation_tests",
+               "tests/test_sandbox.py", "tests/test_instructor_commands.py", "assignment-04_effect_size",
+               "assignment-08_debiasing", "assignment-07_wefat", "tests/test_student_lab.py"]
 
 
 def pytest_addoption(parser):
@@ -130,8 +129,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         groups.setdefault(group_of(item.nodeid), []).append(item)
     rank = {g: k for k, g in enumerate(LONG_GROUPS)}
-    # stable: the rest keep collection order; files before assignments (see LONG_GROUPS)
-    order = sorted(groups, key=lambda g: (g.startswith("assignment-"), rank.get(g, len(rank))))
+    order = sorted(groups, key=lambda g: rank.get(g, len(rank)))  # stable: the rest keep collection order
     items[:] = [item for g in order for item in groups[g]]
 
 
@@ -185,28 +183,37 @@ class Course:
     api: object
     config: object
     network_log: Path
+    work: Path
+
+    def offline(self):
+        """The course's :func:`nbgrader_tools.offline_env` for one step (its network log kept across steps).
+
+        Only while a step runs: the environment of the worker's other tests (a JupyterLab server, pip in
+        a fresh environment) is left as it was."""
+        return nbt.offline_env(self.work, fresh_log=False)
 
 
 @pytest.fixture(scope="session")
 def course(tmp_path_factory, request):
     """A temporary nbgrader course holding ``solutions/`` of every selected assignment.
 
-    Kernels and nbgrader run in :func:`nbgrader_tools.offline_env` for the whole session (the
-    venv's ``bin`` on ``PATH`` for ``alembic``; connections to non-local addresses refused and
-    logged). The gradebook is ``<root>/gradebook.db``.
+    Kernels and nbgrader run in :func:`nbgrader_tools.offline_env` (the venv's ``bin`` on ``PATH`` for
+    ``alembic``; connections to non-local addresses refused and logged in one log for the session), entered
+    by each step (:meth:`Course.offline`). The gradebook is ``<root>/gradebook.db``.
     """
     work = tmp_path_factory.mktemp("nbgrader")
     assignments = selected_assignments(request.config)
     with nbt.offline_env(work) as log:
         root = nbt.make_course(work / "course", assignments)
         config = nbt.course_config(root)
-        yield Course(root, nbt.make_api(root), config, log)
+        api = nbt.make_api(root)
+    return Course(root, api, config, log, work)
 
 
 @pytest.fixture(scope="session")
 def release(course, assignment):
     """Generate ``notebooks/<assignment>/`` in the temporary course (once); returns its folder."""
-    with nbt.Stopwatch() as t:
+    with course.offline(), nbt.Stopwatch() as t:
         nbt.generate_release(course.api, assignment)
     record_time(assignment, "generate_assignment", t)
     return course.root / "notebooks" / assignment
@@ -269,7 +276,7 @@ def round_trip(course, release, assignment):
         sid = mutant_student(everyone, m["name"])
         students[m["name"]] = sid
         nbt.submit(course.root, assignment, sid, nbt.apply_mutant(full, m))
-    with nbt.Stopwatch() as t:
+    with course.offline(), nbt.Stopwatch() as t:
         scores, _ = nbt.autograde(course.root, assignment, list(students.values()))
     record_time(assignment, f"autograde {len(students)} students ({nbt.autograde_workers(len(students))} workers)", t)
     return RoundTrip(assignment, students, scores, mutants, course.root / "autograded")
@@ -295,7 +302,7 @@ def harness(course, release, assignment, tmp_path_factory):
     assert len(full) == 1, "the harness judges assignments of one notebook"
     mutants = _mutants(assignment)
     students = {"full": nbt.FULL} | {m["name"]: mutant_student(mutants, m["name"]) for m in mutants}
-    with nbt.Stopwatch() as t:
+    with course.offline(), nbt.Stopwatch() as t:
         verdicts = mutant_harness.run_mutants(assignment, next(iter(full.values())), mutants, students,
                                               course.root, tmp_path_factory.mktemp(f"harness-{assignment}"))
     record_time(assignment, f"harness: {len(mutants)} mutants in one forking kernel", t)

@@ -251,8 +251,11 @@ socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
 
 
 @contextlib.contextmanager
-def offline_env(work_dir):
+def offline_env(work_dir, fresh_log: bool = True):
     """Environment for running notebooks and nbgrader: yields the path of the network log.
+
+    The log is emptied on entry, unless ``fresh_log`` is false (a later step of the same course, which
+    adds to it).
 
     * ``dirname(sys.executable)`` (the venv's ``bin``) first on ``PATH``: nbgrader calls the
       ``alembic`` executable when it creates a gradebook, and the kernel is found there;
@@ -265,7 +268,8 @@ def offline_env(work_dir):
     site.mkdir(parents=True, exist_ok=True)
     (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     log = work_dir / "network.log"
-    log.write_text("")
+    if fresh_log or not log.exists():
+        log.write_text("")
     changes = {
         "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", ""),
         "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p),
