@@ -289,9 +289,7 @@ def main():
                 __import__(f"helpers.{name}")
             except ImportError:
                 pass
-        # the norms gensim's most_similar computes on its first call (0.15 CPU-s of 01, 02, 06 and 07's kernels);
-        # the same float32 values a kernel would compute, shared with every kernel
-        helpers.embeddings.load_default().fill_norms()
+        helpers.embeddings.load_default()
     except Exception:  # noqa: BLE001 - a kernel then imports and loads it itself, as a plain kernel would
         pass
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
