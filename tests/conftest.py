@@ -10,8 +10,8 @@
 * At the end, a summary lists the measured time of every step and of all tests per assignment.
 * Tests run in parallel (pytest-xdist, ``-n`` in pyproject.toml) in groups that each go to one worker:
   all the tests of an assignment (they share its release, round trip and mutant harness), and every
-  other test file whole (they share module fixtures). The longest go first (see LONG_GROUPS). Workers send their timings and mutant counts with their reports, so the summary
-  is the same with ``-n0``.
+  other test file whole (they share module fixtures). The longest go first (see LONG_GROUPS). Workers
+  send their timings and mutant counts with their reports, so the summary is the same with ``-n0``.
 """
 from __future__ import annotations
 
@@ -104,8 +104,9 @@ def group_of(nodeid: str) -> str:
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: one worker more than this process may use cores (``--maxprocesses`` caps it).
 
-    Much of a worker's time is waiting, not computing: a cell's timeout, a notebook that sleeps, a hub, a
-    browser or a Dask cluster starting. A third worker on the 2-core CI machine computes meanwhile."""
+    A worker sometimes waits instead of computing (a cell's timeout, a hub, a browser or a Dask cluster
+    starting); the extra worker computes meanwhile. With three workers the 2-core CI machine was idle 4-8 %
+    of a run (``vmstat``, BENCHMARKS.md): CI is CPU-bound, and more workers would not shorten it."""
     import os
 
     return len(os.sched_getaffinity(0)) + 1

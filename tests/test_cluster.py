@@ -2,8 +2,8 @@
 
 A ``LocalCluster`` of two worker processes (one thread each) on loopback stands for two grading
 machines sharing the course folder. Both gradings run as the course grades, in the sandbox with warm
-kernels, when bubblewrap is installed (always in CI), and unsandboxed without it. A few submissions of 01_cosine (the worked solutions, the
-untouched release, two known-wrong mutants) are graded once locally, one after another with
+kernels, when bubblewrap is installed (always in CI), and unsandboxed without it. A few submissions
+of 01_cosine (the worked solutions, the untouched release, two known-wrong mutants) are graded once locally, one after another with
 ``helpers.grading.grade.grade_submission``, in one course folder, and once by ``python -m helpers grade
 --scheduler`` (``grade_class`` with ``helpers.grading.cluster.executor``: the same job as local grading)
 in an identical second folder; every cell's score must be the same. Needs the optional extra (``pip install .[cluster]``: dask, distributed), pinned in

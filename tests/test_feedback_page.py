@@ -2,8 +2,8 @@
 
 One temporary course with ``01_cosine`` and one student whose ``cosine`` calls the course's reference
 (the hidden test fails, and the page shows its message and hint in a long line), graded by
-``helpers.grading.grade.grade_submission`` (in the sandbox when bubblewrap is installed) with the course's ``nbgrader_config.py``,
-which writes the feedback. The same page is also written by nbgrader's stock exporter, as the
+``helpers.grading.grade.grade_submission`` (in the sandbox when bubblewrap is installed) with the
+course's ``nbgrader_config.py``, which writes the feedback. The same page is also written by nbgrader's stock exporter, as the
 control that shows each check can fail. Checked:
 
 * no element of the page loads anything from outside it (``src``/``href`` of scripts, style

@@ -33,8 +33,8 @@ Tested:
 
 Grading runs as the course grades, in the sandbox with warm kernels, when bubblewrap is installed
 (always in CI), and unsandboxed without it, so that these tests run on any machine (the sandbox has
-its own tests); everything else is the course's ``nbgrader_config.py``. Runs after the first pass ``canary=False`` where they test
-something else (the canary costs one autograde per assignment).
+its own tests); everything else is the course's ``nbgrader_config.py``. Runs after the first pass
+``canary=False`` where they test something else (the canary costs one autograde per assignment).
 """
 from __future__ import annotations
 
