@@ -108,11 +108,12 @@ c.Sandbox.disk_mb = 100
 # (Debian package `bubblewrap`): it cannot read solutions/, the gradebook or this file, write anywhere
 # but its own working folder and /tmp (fresh tmpfs of Sandbox.disk_mb, gone with the kernel), reach the
 # network or outlive its notebook, and it has a memory limit (MiB of address space; the notebooks peak
-# at about 2 GB). nbgrader's Execute step
-# becomes helpers.grading.execute.ResilientExecute: a cell that hangs or kills the kernel costs that cell
-# only (flagged), not the whole submission. If bubblewrap is missing, autograding stops with a message
-# saying how to install it. To grade trusted submissions without the sandbox (they then run with your
-# rights): `nbgrader autograde A --Sandbox.enabled=False`.
+# at about 2 GB). nbgrader's Execute step becomes helpers.grading.execute.ResilientExecute: a cell that
+# hangs or kills the kernel costs that cell only (flagged), not the whole submission. nbgrader's
+# CheckCellMetadata becomes helpers.grading.submission.CheckCellMetadataOnce (the same checks, one schema
+# validator per process). If bubblewrap is missing, autograding stops with a message saying how to
+# install it. To grade trusted submissions without the sandbox (they then run with your rights):
+# `nbgrader autograde A --Sandbox.enabled=False`.
 from helpers.grading.course import configure  # noqa: E402
 
 configure(c, sandbox=True, memory_mb=4096, require_bwrap=False)

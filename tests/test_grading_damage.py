@@ -535,6 +535,53 @@ def test_a_dead_worker_costs_only_its_own_submission(tmp_path):
 # Collection, the kernel's sys.path and the pieces (no autograde run)
 # ---------------------------------------------------------------------------------------------
 
+def _metadata_variants():
+    """Every notebook of solutions/ and notebooks/, and 01's release with its metadata broken in each way
+    nbgrader's schema and checks catch (and ways they let pass)."""
+    books = [nbt.read_nb(p) for folder in (nbt.SOLUTIONS_DIR, nbt.RELEASE_DIR) for p in sorted(folder.glob("*/*.ipynb"))]
+    base = nbt.read_nb(nbt.RELEASE_DIR / A / f"{A}.ipynb")
+    graded = next(k for k, c in enumerate(base.cells) if nbt.nbgrader_meta(c).get("grade") and c.cell_type == "code")
+    answer = next(k for k, c in enumerate(base.cells) if nbt.nbgrader_meta(c).get("solution") and c.cell_type == "code")
+    edits = {
+        "no grade_id": (graded, lambda m: m.pop("grade_id")), "empty grade_id": (graded, lambda m: m.update(grade_id="")),
+        "no points": (graded, lambda m: m.pop("points")), "points as text": (graded, lambda m: m.update(points="3")),
+        "grade as text": (graded, lambda m: m.update(grade="yes")), "no locked": (graded, lambda m: m.pop("locked")),
+        "schema 2": (graded, lambda m: m.update(schema_version=2)), "schema 4": (graded, lambda m: m.update(schema_version=4)),
+        "no schema": (graded, lambda m: m.pop("schema_version")), "extra key": (answer, lambda m: m.update(colour="red")),
+        "task code cell": (answer, lambda m: m.update(task=True)), "duplicate id": (
+            answer, lambda m: m.update(grade_id=nbt.grade_id(base.cells[graded]))),
+        "negative points": (graded, lambda m: m.update(points=-1)), "no solution": (answer, lambda m: m.pop("solution")),
+    }
+    for name, (k, edit) in edits.items():
+        nb = copy.deepcopy(base)
+        edit(nb.cells[k].metadata["nbgrader"])
+        books.append(nb)
+    markdown = copy.deepcopy(base)
+    markdown.cells.append(new_markdown_cell("x", metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": False, "grade_id": "md", "points": 1, "schema_version": 3}}))
+    return books + [markdown]
+
+
+def test_the_courses_metadata_check_is_nbgraders():
+    """``CheckCellMetadataOnce`` (one schema validator per process) accepts and refuses exactly what nbgrader's
+    ``MetadataValidator`` does, with the same error, on every notebook of the course and on broken metadata."""
+    from nbgrader.nbgraderformat import MetadataValidator
+
+    def outcome(validate, nb):
+        try:
+            validate(copy.deepcopy(nb))
+        except Exception as exc:  # noqa: BLE001 - compared, type and message
+            return type(exc).__name__, str(exc)
+        return None
+
+    books = _metadata_variants()
+    results = [(outcome(MetadataValidator().validate_nb, nb), outcome(submission._metadata_validator().validate_nb, nb))
+               for nb in books]
+    assert [theirs for theirs, ours in results if theirs != ours] == []
+    refused = sum(theirs is not None for theirs, _ in results)
+    assert refused >= 10, f"only {refused} of the broken notebooks were refused: the variants test too little"
+
+
 def test_collect_copies_only_the_notebook(tmp_path):
     """``nbgrader collect`` with the course's configuration: from an inbound folder holding links,
     a pipe and a folder, only the notebook and timestamp.txt arrive in submitted/; an inbound

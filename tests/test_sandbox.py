@@ -583,6 +583,11 @@ def test_configure_swaps_execute_and_needs_bwrap(monkeypatch):
     wired = list(c.Autograde.autograde_preprocessors)
     assert wired[0] is ResilientExecute and c.Sandbox.memory_mb == 4096
     assert course.configure(c, sandbox=False).Autograde.autograde_preprocessors == wired  # idempotent
+    # nbgrader's metadata check, in both lists, is the course's (the same checks, tests/test_grading_damage.py)
+    from helpers.grading.submission import CheckCellMetadataOnce
+    for pps in (wired, c.Autograde.sanitize_preprocessors, course.configure(Config(), sandbox=False).Autograde.sanitize_preprocessors):
+        assert CheckCellMetadataOnce in pps and not any(getattr(pp, "__name__", pp) == "CheckCellMetadata" for pp in pps)
+    assert c.Exporter.optimistic_validation is True
     monkeypatch.setattr(course, "find_bwrap", lambda: None)
     course.configure(Config(), require_bwrap=False)               # what nbgrader_config.py does
     with pytest.raises(sandbox.SandboxError) as err:
