@@ -420,6 +420,15 @@ def cell_scores(db_url: str, assignment: str, student: str) -> dict:
     return out
 
 
+def process_facts(_=None) -> dict:
+    """Run in a worker process of :func:`helpers.grading.run` (tests/test_grading.py): what it inherited."""
+    with open(f"/proc/{os.getppid()}/cmdline", "rb") as f:
+        parent = f.read().replace(b"\0", b" ").decode(errors="replace")
+    return {"pid": os.getpid(), "ppid": os.getppid(), "parent": parent, "gensim": "gensim" in sys.modules,
+            "marker": os.environ.get("COURSE_TEST_MARKER"), "path": os.environ.get("PATH"), "cwd": os.getcwd(),
+            "sys_path": list(sys.path)}
+
+
 def _autograde_worker(course_dir: str, assignment: str, students: list[str], env: dict) -> dict:
     """Run in a worker process: autograde every submission in ``course_dir`` (one nbgrader run,
     ``student_id="*"``) and return the scores of ``students``."""

@@ -587,6 +587,30 @@ def test_late_lms_work_is_penalised(graded):
     assert by["dave"].seconds_late == 30 * 3600 and by["dave"].score == pytest.approx(8.0 * 0.8)
 
 
+def test_workers_are_forked_with_the_grader_imported_and_this_environment(tmp_path, monkeypatch):
+    """grade_class's worker processes come from multiprocessing's fork server, which imported the grader and
+    gensim once (helpers.grading.run.PRELOAD), and each gets the environment, PATH and working folder of the
+    process that made its pool at that moment, as a spawned process would: not the fork server's, which
+    was started with the first pool."""
+    from helpers.grading import run
+
+    with run._local_pool(1, os.environ["PATH"]) as pool:  # the fork server starts (if no earlier test started it)
+        first = pool.submit(nbt.process_facts).result()
+    monkeypatch.setenv("COURSE_TEST_MARKER", "set after the fork server started")
+    monkeypatch.chdir(tmp_path)
+    with run._local_pool(2, "/course/bin:" + os.environ["PATH"]) as pool:
+        later = list(pool.map(nbt.process_facts, range(2)))
+    for facts in [first] + later:
+        assert facts["ppid"] != os.getpid() and "forkserver" in facts["parent"], facts["parent"]
+        assert facts["gensim"], "the worker imported gensim itself: the fork server did not preload it"
+    assert {f["ppid"] for f in later} == {first["ppid"]}, "a later pool started a fork server of its own"
+    assert first["marker"] is None
+    for facts in later:
+        assert facts["marker"] == "set after the fork server started"
+        assert facts["path"].startswith("/course/bin:") and facts["cwd"] == str(tmp_path)
+        assert set(sys.path) <= set(facts["sys_path"])
+
+
 def test_exchange_root_is_inside_the_course():
     from helpers.grading.course import load_course_config
 

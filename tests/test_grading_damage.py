@@ -444,7 +444,8 @@ SLEEPER = "sleep 45.017"
 
 
 def _worker_grading(target: str) -> int | None:
-    """The pid of this process's child (a grading worker) whose descendants run in ``target`` (or run SLEEPER)."""
+    """The pid of the grading worker (a child of this process's multiprocessing fork server) whose descendants
+    run in ``target`` (or run SLEEPER)."""
     me = os.getpid()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -454,15 +455,16 @@ def _worker_grading(target: str) -> int | None:
             continue
         if target not in cmd and not cwd.endswith(target) and SLEEPER not in cmd:
             continue
-        p = int(pid)
+        p, below = int(pid), None
         while p > 1:
             try:
                 ppid = int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                server = b"forkserver" in Path(f"/proc/{p}/cmdline").read_bytes()
             except OSError:
                 break
             if ppid == me:
-                return p
-            p = ppid
+                return below if server else p
+            p, below = ppid, p
     return None
 
 
