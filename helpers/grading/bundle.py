@@ -38,9 +38,9 @@ from pathlib import Path
 __all__ = ["build_bundle", "student_requirements", "student_settings", "write_settings_wheel",
            "minimum_python", "STUDENT_TOOLS", "DISABLED_LAB_PLUGINS", "DISABLED_SERVER_EXTENSIONS"]
 
-# what a student runs besides the package's own dependencies (the Validate button is nbgrader's), and jsonschema,
-# pinned for the import time of JupyterLab and nbgrader (requirements.txt says why)
-STUDENT_TOOLS = ("jupyterlab", "notebook", "ipykernel", "nbgrader", "jsonschema")
+# what a student runs besides the package's own dependencies (the Validate button is nbgrader's), and jsonschema
+# and setuptools, pinned for the import time of JupyterLab and nbgrader (requirements.txt says why)
+STUDENT_TOOLS = ("jupyterlab", "notebook", "ipykernel", "nbgrader", "jsonschema", "setuptools")
 # nbgrader's source markers, spelled in pieces so that this file does not itself contain them
 LEAK_MARKERS = tuple(f"### {edge} {what}" for what in ("SOLUTION", "HIDDEN TESTS") for edge in ("BEGIN", "END"))
 # the student's guide and the glossary it links to, from docs/ (STUDENTS.md links GLOSSARY.md by name)
