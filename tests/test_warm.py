@@ -56,7 +56,8 @@ print(_j.dumps({"pid": _o.getpid(), "ppid": _o.getppid(), "cwd": _o.getcwd(), "c
                 "procs": sorted(int(p) for p in _o.listdir("/proc") if p.isdigit()),
                 "random": [_r.random(), float(_np.random.rand())], "leak": "LEAK" in globals(),
                 "sigpipe": int(__import__("signal").getsignal(__import__("signal").SIGPIPE)),
-                "spool": _ls(_o.path.dirname(_o.path.dirname(_s.argv[-1]))) if _s.argv[-1].endswith(".json") else None}))
+                "spool": _ls(_o.path.dirname(_o.path.dirname(_s.argv[-1]))) if _s.argv[-1].endswith(".json") else None,
+                "argv": _s.argv, "module_to_run": __import__("ipykernel.kernelapp").kernelapp.IPKernelApp.instance().module_to_run}))
 '''
 
 #: leaves everything it can behind for the next kernel
@@ -164,6 +165,9 @@ def test_kernels_are_forked_fresh_and_leave_nothing_behind(course):
         assert set(r["tmp"]) <= {"home", "work", Path(warm.spool_dir()).name}, r["tmp"]
         # init, the template, the kernel: no daemon of a kernel before
         assert r["procs"] == sorted({1, r["ppid"], r["pid"]}), r["procs"]
+        # started as `python -m ipykernel_launcher -f FILE` starts a plain kernel: IPython runs no module at start
+        assert Path(r["argv"][0]).name == "ipykernel_launcher.py" and r["argv"][1:2] == ["-f"], r["argv"]
+        assert r["module_to_run"] == "", r["module_to_run"]
         assert r["ppid"] == first["ppid"]  # the same template forked them all
     assert len({r["pid"] for r in reports}) == 3
     assert len({tuple(r["random"]) for r in reports}) == 3, "kernels forked from one template share their random state"
