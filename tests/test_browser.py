@@ -321,6 +321,10 @@ def test_run_all_cells_and_formgrader(lab, browser_context):
     page.locator(".lm-MenuBar-item", has_text=re.compile(r"^File$")).click()
     page.locator(".lm-Menu-item:not(.lm-mod-disabled) .lm-Menu-itemLabel",
                  has_text=re.compile(r"^Save Notebook$")).click()
+    # read the file only once the save has finished (the tab is no longer marked unsaved): a read while
+    # jupyter_server writes the notebook can find its backup copy and move it back, which fails both the save
+    # and the read (a 404 and a 500 in CI run 20)
+    page.wait_for_function("() => !document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=15_000)
     deadline = time.monotonic() + 15
     while True:
         saved = lab.api(f"/api/contents/{nb_path}?content=1")["content"]
