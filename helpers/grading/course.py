@@ -253,8 +253,7 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, requir
         swapped.append(pp)
     if ResilientExecute not in swapped:
         raise SandboxError("Autograde.autograde_preprocessors has no Execute step to sandbox: " + repr(current))
-    swapped = [CheckCellMetadataOnce if _dotted_name(pp) in _NBGRADER_CHECK_METADATA else pp for pp in swapped]
-    cfg.Autograde.autograde_preprocessors = swapped
+    cfg.Autograde.autograde_preprocessors = _with_quick_metadata_check(swapped)
     sanitize = list(cfg.Autograde.get("sanitize_preprocessors")
                     or Autograde.class_traits()["sanitize_preprocessors"].default())
     names = [_dotted_name(pp) for pp in sanitize]
@@ -262,8 +261,7 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, requir
         sanitize.insert(0, TakeSubmission)
     if "helpers.grading.rendering.ShowStudentText" not in names:
         sanitize.append(ShowStudentText)
-    sanitize = [CheckCellMetadataOnce if _dotted_name(pp) in _NBGRADER_CHECK_METADATA else pp for pp in sanitize]
-    cfg.Autograde.sanitize_preprocessors = sanitize
+    cfg.Autograde.sanitize_preprocessors = _with_quick_metadata_check(sanitize)
     if "optimistic_validation" not in cfg.Exporter:
         cfg.Exporter.optimistic_validation = True
     if "pre_convert_hook" not in cfg.Autograde:
@@ -280,6 +278,11 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, requir
 
 _NBGRADER_CHECK_METADATA = ("nbgrader.preprocessors.CheckCellMetadata",
                             "nbgrader.preprocessors.checkcellmetadata.CheckCellMetadata")
+
+
+def _with_quick_metadata_check(steps: list) -> list:
+    """``steps`` with nbgrader's ``CheckCellMetadata`` replaced by :class:`CheckCellMetadataOnce`."""
+    return [CheckCellMetadataOnce if _dotted_name(pp) in _NBGRADER_CHECK_METADATA else pp for pp in steps]
 
 
 def _dotted_name(pp) -> str:
