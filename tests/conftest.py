@@ -306,9 +306,9 @@ def harness(course, release, assignment, tmp_path_factory):
     mutants = _mutants(assignment)
     students = {"full": nbt.FULL} | {m["name"]: mutant_student(mutants, m["name"]) for m in mutants}
     with course.offline(), nbt.Stopwatch() as t:
-        verdicts = mutant_harness.run_mutants(assignment, next(iter(full.values())), mutants, students,
-                                              course.root, tmp_path_factory.mktemp(f"harness-{assignment}"))
-    record_time(assignment, f"harness: {len(mutants)} mutants in one forking kernel", t)
+        verdicts, left_out = mutant_harness.run_mutants(assignment, next(iter(full.values())), mutants, students,
+                                                        course.root, tmp_path_factory.mktemp(f"harness-{assignment}"))
+    record_time(assignment, f"harness: {len(mutants)} mutants in forking kernels ({left_out} cells left out)", t)
     _MUTANTS_JUDGED[assignment] = [0, len(mutants)]
     return Judged(assignment, mutants, verdicts)
 

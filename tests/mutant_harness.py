@@ -3,9 +3,10 @@
 A full round trip of a mutant (submit, ``nbgrader autograde``, a fresh sandboxed kernel importing SciPy,
 gensim and matplotlib, loading GloVe, running every cell) costs seconds of CPU, almost all of it the same
 for every mutant. Here the worked solution runs once in :mod:`forkserver`; before the first cell a mutant
-changes, the kernel forks, and the copy runs the mutant's cells from there to the end while the course's
-own judge (:class:`helpers.grading.judge.NotebookJudge`, the code the grader runs) judges every graded cell, exactly
-as in ``nbgrader autograde``: the visible checks run in the kernel, the hidden tests in this process, with the
+changes, the kernel forks, and the copy runs the mutant's cells from there to the last graded cell (leaving
+out the cells whose effects no later cell can see, :mod:`cell_effects`) while the course's own judge
+(:class:`helpers.grading.judge.NotebookJudge`, the code the grader runs) judges every graded cell, exactly as
+in ``nbgrader autograde``: the visible checks run in the kernel, the hidden tests in this process, with the
 kernel importing the copy of ``helpers`` without the assignment's reference implementations.
 
 What this does not exercise, and the full round trips in ``tests/test_notebooks.py`` do (for the worked
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import nbformat
 
+from cell_effects import cells_to_run, names_read
 from helpers.grading import judge
 
 SERVER = Path(__file__).resolve().parent / "forkserver.py"
@@ -145,6 +147,11 @@ def _graded(cell) -> bool:
     return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
 
 
+def last_graded(nb) -> int:
+    """The index of the notebook's last graded code cell (-1: none)."""
+    return max((i for i, c in enumerate(nb.cells) if _graded(c)), default=-1)
+
+
 def _first_change(base, nb) -> int:
     assert len(base.cells) == len(nb.cells), "a variant must have the cells of the worked solution"
     for i, (a, b) in enumerate(zip(base.cells, nb.cells)):
@@ -174,6 +181,8 @@ class Harness:
         self.assignment, self.base, self.timeout = assignment, base, timeout
         self.cases_path = Path(course_root) / "hidden_tests" / f"{assignment}.py"
         self.cases = judge.load_cases(self.cases_path)
+        self.names_read = names_read(self.cases_path)
+        self.cells_left_out = 0  # by mutants' copies (cells_to_run), over every run
         self.secret = (Path(course_root) / ".judge-secret").read_text().strip()
         refs = getattr(self.cases, "REFERENCES", {}) or {}
         self.work = Path(work)
@@ -187,16 +196,21 @@ class Harness:
                    MKL_NUM_THREADS="1")
         self.env = env
 
-    def _judge(self, server: _Server, nb, student: str, start: int, stop: int, verdict: Verdict) -> None:
+    def _judge(self, server: _Server, nb, student: str, start: int, stop: int, verdict: Verdict,
+               run: set | None = None) -> None:
         """Run cells ``start..stop-1`` of ``nb`` in the kernel ``server`` answers with, judging each graded
-        cell. Cells after the last graded one are never run: they cannot change a score."""
+        cell. Cells after the last graded one are never run: they cannot change a score; given ``run`` (a
+        mutant's copy, which nothing runs after: :func:`cells_to_run`), only those cells run."""
         seed = judge.submission_seed(self.secret, self.assignment, student)
         nj = judge.NotebookJudge(None, self.cases, self.cases_path, seed, (), self.timeout)
         executor = _Executor(server, nb)
-        last = max((i for i, c in enumerate(nb.cells) if _graded(c)), default=-1)
-        for index in range(start, min(stop, last + 1)):
+        stop = min(stop, last_graded(nb) + 1)
+        if run is None:
+            run = set(range(start, stop))
+        self.cells_left_out += sum(nb.cells[i].cell_type == "code" and i not in run for i in range(start, stop))
+        for index in range(start, stop):
             cell = nb.cells[index]
-            if cell.cell_type != "code":
+            if cell.cell_type != "code" or index not in run:
                 continue
             try:
                 op, error = server.ask(("run", cell.source), self.timeout)
@@ -220,11 +234,22 @@ class Harness:
             verdict.flags.setdefault(str(flag.get("cell") if isinstance(flag, dict) else None), str(flag))
         nb.metadata.pop("course_flags", None)
 
-    def run(self, variants: dict, students: dict) -> dict:
+    def plan(self, variants: dict) -> dict:
+        """``{label: the cells its copy runs}`` (:func:`cells_to_run`). Called before :meth:`run`, in one thread:
+        CPython 3.11.7's parser raised "AST constructor recursion depth mismatch" when another thread compiled at
+        the same time (the judge does)."""
+        plans = {}
+        for label, nb in variants.items():
+            start = _first_change(self.base, nb)
+            plans[label] = set(cells_to_run(nb, start, last_graded(nb) + 1, self.names_read))
+        return plans
+
+    def run(self, variants: dict, students: dict, plans: dict) -> dict:
         """``{label: Verdict}`` for the worked solution (label ``"full"``) and each variant.
 
         ``variants`` maps a label to a notebook (the base with some solution cells changed);
-        ``students`` maps each label (and ``"full"``) to the student id whose seed the judge uses.
+        ``students`` maps each label (and ``"full"``) to the student id whose seed the judge uses;
+        ``plans`` each label to the cells its copy runs (:meth:`plan`).
         """
         import copy
 
@@ -241,7 +266,7 @@ class Harness:
                 self._judge_until(server, base, done, start, verdicts["full"])
                 done = start
                 verdicts[label] = self._fork(server, copy.deepcopy(variants[label]), students[label], start,
-                                             verdicts["full"])
+                                             verdicts["full"], plans[label])
             self._judge_until(server, base, done, len(base.cells), verdicts["full"])
         finally:
             server.close()
@@ -251,13 +276,13 @@ class Harness:
         if stop > start:
             self._judge(server, nb, self.full_student, start, stop, verdict)
 
-    def _fork(self, server: _Server, nb, student: str, start: int, before: Verdict) -> Verdict:
+    def _fork(self, server: _Server, nb, student: str, start: int, before: Verdict, run: set) -> Verdict:
         op, pid = server.ask(("fork",), 60)
         assert op == "forked", op
         server.pid = pid
         verdict = Verdict(dict(before.scores), dict(before.errors), dict(before.hidden), {})
         try:
-            self._judge(server, nb, student, start, len(nb.cells), verdict)
+            self._judge(server, nb, student, start, len(nb.cells), verdict, run)
             server.conn.send(("exit",))
         except BaseException:
             try:
@@ -276,8 +301,9 @@ class Harness:
 
 
 def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_root, work,
-                workers: int | None = None) -> dict:
-    """``{label: Verdict}`` for the worked solution (``"full"``) and every mutant (by name).
+                workers: int | None = None) -> tuple[dict, int]:
+    """``{label: Verdict}`` for the worked solution (``"full"``) and every mutant (by name), and how many cells
+    the mutants' copies left out (:func:`cells_to_run`).
 
     The mutants are shared out between ``workers`` forking kernels (default: 2, or 1 on a one-core
     machine), each running the worked solution once; their verdicts on the worked solution must agree.
@@ -292,12 +318,13 @@ def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_
     workers = max(1, min(workers or min(2, os.cpu_count() or 1), len(order) or 1))
     groups = [{k: variants[k] for k in order[i::workers]} for i in range(workers)]
     harnesses = [Harness(assignment, full_nb, Path(course_root), Path(work) / f"kernel{i}") for i in range(workers)]
+    plans = harnesses[0].plan(variants)
     with ThreadPoolExecutor(workers) as pool:
-        results = list(pool.map(lambda hg: hg[0].run(hg[1], students), zip(harnesses, groups)))
+        results = list(pool.map(lambda hg: hg[0].run(hg[1], students, plans), zip(harnesses, groups)))
     verdicts = {}
     for result in results:
         assert result["full"].scores == results[0]["full"].scores, (
             f"{assignment}: the worked solution scored differently in two kernels: "
             f"{results[0]['full'].scores} and {result['full'].scores}")
         verdicts.update(result)
-    return verdicts
+    return verdicts, sum(h.cells_left_out for h in harnesses)
