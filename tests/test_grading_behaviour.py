@@ -50,9 +50,12 @@ RAISING_COSINE = '''def cosine(u, v):
     raise RuntimeError("I have not finished this yet")
 '''
 
+# never returns; it waits in its loop rather than spinning, which the interrupt stops the same way (SIGINT raises
+# KeyboardInterrupt in time.sleep as between bytecodes) without taking a core of the test machine for the timeout
 ENDLESS_COSINE = '''def cosine(u, v):
+    import time
     while True:
-        pass
+        time.sleep(0.01)
 '''
 
 RENAMED_COSINE = '''def cosine_similarity(u, v):
