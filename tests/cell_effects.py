@@ -40,7 +40,7 @@ def _python(source: str) -> ast.Module:
 
     try:
         return ast.parse(TransformerManager().transform_cell(source))
-    except SyntaxError:
+    except (SyntaxError, SystemError):  # SystemError: CPython's spurious parser error (python/cpython#106905)
         raise _Opaque from None
 
 
@@ -276,6 +276,13 @@ def cells_to_run(nb, start: int, stop: int, needed=()) -> list[int]:
     """The code cells among ``start..stop-1`` a mutant's copy must run (see above): the first (the mutant's
     change), the graded and solution cells, and every cell whose effects a later one that runs may see.
     ``needed``: the notebook's names read after the last cell (by the hidden tests; None: any name)."""
+    everything = [i for i in range(start, stop) if nb.cells[i].cell_type == "code"]
+    try:  # a cell that does not parse hides what it binds and defines: nothing is left out
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                _python(cell.source)
+    except _Opaque:
+        return everything
     info = _notebook(nb.cells)
     functions = {}  # name -> (globals read, globals changed), with those of the functions it calls; None: opaque
     for name, defs in info.functions.items():

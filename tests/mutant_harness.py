@@ -160,6 +160,12 @@ def _first_change(base, nb) -> int:
     return len(base.cells)
 
 
+#: CPython 3.11's parser can raise ``SystemError: AST constructor recursion depth mismatch`` for code that is fine
+#: (python/cpython#106905; :func:`helpers.grading.scan.parse_python`); CI run 22 met it once in a judged cell. A
+#: mutant whose verdict shows it is judged once more (the harness reports how many were).
+_SPURIOUS = "AST constructor recursion depth mismatch"
+
+
 class Harness:
     """Judge variants of one assignment's worked solution (its mutants) in one forking kernel.
 
@@ -183,6 +189,7 @@ class Harness:
         self.cases = judge.load_cases(self.cases_path)
         self.names_read = names_read(self.cases_path)
         self.cells_left_out = 0  # by mutants' copies (cells_to_run), over every run
+        self.retried: list = []  # mutants judged once more after the spurious parser error
         self.secret = (Path(course_root) / ".judge-secret").read_text().strip()
         refs = getattr(self.cases, "REFERENCES", {}) or {}
         self.work = Path(work)
@@ -265,8 +272,12 @@ class Harness:
                 # the worked solution up to the mutant's first change (judged: the "full" student's cells)
                 self._judge_until(server, base, done, start, verdicts["full"])
                 done = start
-                verdicts[label] = self._fork(server, copy.deepcopy(variants[label]), students[label], start,
-                                             verdicts["full"], plans[label])
+                for _ in range(2):  # once more after CPython's spurious parser error (see _SPURIOUS)
+                    verdicts[label] = self._fork(server, copy.deepcopy(variants[label]), students[label], start,
+                                                 verdicts["full"], plans[label])
+                    if not any(_SPURIOUS in e for e in verdicts[label].errors.values()):
+                        break
+                    self.retried.append(label)
             self._judge_until(server, base, done, len(base.cells), verdicts["full"])
         finally:
             server.close()
@@ -327,4 +338,7 @@ def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_
             f"{assignment}: the worked solution scored differently in two kernels: "
             f"{results[0]['full'].scores} and {result['full'].scores}")
         verdicts.update(result)
+    retried = [label for h in harnesses for label in h.retried]
+    if retried:
+        print(f"{assignment}: judged again after CPython's spurious parser error: {retried}")
     return verdicts, sum(h.cells_left_out for h in harnesses)

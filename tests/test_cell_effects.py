@@ -104,3 +104,8 @@ def test_names_read_by_hidden_tests(tmp_path):
     assert mh.names_read(cases) is None
     cases.write_text("def f_tests(nb, seed):\n    assert getattr(nb, 'f')(1)\n")
     assert mh.names_read(cases) is None
+
+
+def test_a_cell_that_does_not_parse_leaves_nothing_out():
+    assert _left_out("y = f([1, 2])")
+    assert not _left_out("y = f([1, 2])", before="import numpy as np\nx = [1]\ndef g(:")
