@@ -39,11 +39,18 @@ _SEEN_MUTANTS: dict = {}                   # assignment -> (mutants shown to los
 # change the environment only while they run, Course.offline). Measured: CI run 18 took 1004 s of tests in this
 # order; run 19 took 1080 s with the groups ordered by run 18's worker-seconds (test_site and test_sandbox
 # earlier, assignment 11 fourth). One run each, so the difference may be the machine's, but it is no gain.
+# After those, the other groups of more than 30 worker-seconds, longest first (CI run 22), so that the groups
+# sent last are the short ones. In run 22 they went in collection order, test_warm.py (52 s) among the last, and one
+# core was idle for the last 50 s.
 LONG_GROUPS = ["assignment-11_enumerating_biases", "tests/test_grading.py", "tests/test_grading_damage.py",
                "tests/test_hub.py", "tests/test_site.py", "tests/test_grading_behaviour.py",
                "tests/test_adversarial.py", "tests/test_cluster.py", "assignment-05_permutation_tests",
                "tests/test_sandbox.py", "tests/test_instructor_commands.py", "assignment-04_effect_size",
-               "assignment-08_debiasing", "assignment-07_wefat", "tests/test_student_lab.py"]
+               "assignment-08_debiasing", "assignment-07_wefat", "tests/test_student_lab.py",
+               "assignment-09_generalised_weat", "tests/test_cli.py", "assignment-03_differential_association",
+               "assignment-06_table1", "assignment-02_association", "assignment-10_lexicon_weat",
+               "assignment-01_cosine", "tests/test_warm.py", "tests/test_bundle.py", "tests/test_browser.py",
+               "tests/test_feedback_page.py"]
 
 
 def pytest_addoption(parser):
@@ -128,6 +135,10 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_collection_modifyitems(config, items):
     """The tests of each group together, the long groups first (xdist sends groups in this order)."""
+    unknown = [g for g in LONG_GROUPS if not (Path(__file__).parent.parent / g).is_file()
+               and g.removeprefix("assignment-") not in nbt.discover_assignments()]
+    if unknown:
+        raise pytest.UsageError(f"tests/conftest.py: LONG_GROUPS names no test file or assignment: {unknown}")
     groups: dict = {}
     for item in items:
         groups.setdefault(group_of(item.nodeid), []).append(item)
