@@ -160,10 +160,9 @@ def _first_change(base, nb) -> int:
     return len(base.cells)
 
 
-#: CPython 3.11's parser can raise ``SystemError: AST constructor recursion depth mismatch`` for code that is fine
-#: (python/cpython#106905; :func:`helpers.grading.scan.parse_python`); CI run 22 met it once in a judged cell. A
-#: mutant whose verdict shows it is judged once more (the harness reports how many were).
-_SPURIOUS = "AST constructor recursion depth mismatch"
+#: CPython 3.11's spurious parser error (:data:`helpers.grading.judge.SPURIOUS_ERROR`, python/cpython#106905); CI
+#: run 22 met it once in a judged cell. A mutant whose verdict shows it is judged once more (the harness says which).
+_SPURIOUS = judge.SPURIOUS_ERROR
 
 
 class Harness:

@@ -555,3 +555,40 @@ def test_a_hidden_block_left_in_a_notebook_stops_grading(tmp_path):
     answer.metadata["nbgrader"] = {"grade": False, "solution": True, "grade_id": "cosine_solution"}
     nb.cells.insert(0, answer)  # the marker in an answer cell changes nothing
     assert isinstance(judge.judge_for(Executor(), nb, resources), judge.NotebookJudge)
+
+
+def test_a_cell_failing_with_pythons_spurious_parser_error_is_flagged(tmp_path):
+    """CPython 3.11 can raise "AST constructor recursion depth mismatch" for code that is fine (python/cpython#106905):
+    the cell keeps its 0 and is flagged for a person, whether the visible checks or the hidden tests met it."""
+    import logging
+
+    import nbformat
+
+    cases = tmp_path / "cases.py"
+    cases.write_text("def f_tests(nb, seed):\n    raise AssertionError('Your code raised SystemError: AST constructor "
+                     "recursion depth mismatch (before=66, after=74)')\n\n"
+                     "def g_tests(nb, seed):\n    assert False, 'wrong value'\n")
+    nj = judge.NotebookJudge(None, judge.load_cases(cases), cases, 0, (), 1.0)
+
+    def graded(gid, error=None):
+        cell = nbformat.v4.new_code_cell("check()")
+        cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": gid, "points": 1}
+        if error:
+            cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue=error, traceback=[])]
+        return cell
+
+    cells = [graded("f_tests"), graded("g_tests"), graded("h_tests", "Your code raised SystemError: AST constructor "
+                                                          "recursion depth mismatch (before=3, after=9)"),
+             graded("k_tests", "Your code raised ValueError: shapes (2,) and (3,) not aligned")]
+    nb = nbformat.v4.new_notebook(cells=cells)
+
+    class Executor:
+        log, kc = logging.getLogger("test"), None
+
+    Executor.nb = nb
+    for index, cell in enumerate(cells):
+        nj.judge_cell(Executor(), cell, index)
+    flagged = {f["cell"]: f["reason"] for f in nb.metadata.get("course_flags", [])}
+    assert set(flagged) == {"f_tests", "h_tests"}, flagged
+    assert all("CPython issue 106905" in r for r in flagged.values())
+    assert all(any(o.get("output_type") == "error" for o in c.outputs) for c in cells)  # every one scored 0

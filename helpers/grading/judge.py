@@ -95,6 +95,13 @@ GARBLED = ("The Python kernel running this notebook sent a message the grader co
 STUCK = ("Your code did not answer the grader within {timeout:.0f} s while it was being checked (an endless loop, "
          "or work far slower than needed). This cell scored 0 and is flagged for a person to look at.")
 
+#: CPython 3.11's parser can raise ``SystemError: AST constructor recursion depth mismatch`` for code that is fine
+#: (python/cpython#106905; :func:`helpers.grading.scan.parse_python`): a cell that fails with it is flagged.
+SPURIOUS_ERROR = "AST constructor recursion depth mismatch"
+SPURIOUS = ("Python itself raised an internal error while this cell was checked ('AST constructor recursion depth "
+            "mismatch', CPython issue 106905), which is usually not a mistake of the code checked: the cell scored 0 "
+            "and is flagged for a person to grade again.")
+
 
 class JudgeError(RuntimeError):
     """The kernel did not answer the judge as the protocol says (no answer, a malformed one, a stuck kernel)."""
@@ -1198,7 +1205,10 @@ class NotebookJudge:
         gid = grade_id(cell)
         cell.outputs = [_as_text(o) if o.get("output_type") in ("execute_result", "display_data") else o
                         for o in cell.get("outputs", [])]
-        if any(o.get("output_type") == "error" for o in cell.outputs):
+        errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+        if errors:
+            if any(SPURIOUS_ERROR in f"{o.get('evalue', '')} {' '.join(o.get('traceback') or [])}" for o in errors):
+                add_flag(executor.nb, gid, SPURIOUS)
             return
         case = self._case(gid)
         if case is None:
@@ -1214,6 +1224,8 @@ class NotebookJudge:
                 case(NotebookProxy(channel), self.seed)
         except AssertionError as exc:
             cell.outputs.append(_error_output("AssertionError", str(exc)))
+            if SPURIOUS_ERROR in str(exc):
+                add_flag(executor.nb, gid, SPURIOUS)
         except KernelStuck:
             # the error output, the flag and a fresh kernel (the cells so far re-run) for the cells after it
             executor._recover(cell, index, "TimeoutError", STUCK.format(timeout=self.timeout))
