@@ -226,6 +226,7 @@ def _function(d, nb: _Notebook) -> tuple[set, set, set]:
 
 
 def _notebook(cells) -> _Notebook:
+    """What the code of all ``cells`` defines and binds (:class:`_Notebook`)."""
     nb = _Notebook(set(), {}, set(), False)
     for cell in cells:
         if cell.cell_type != "code":
