@@ -225,16 +225,10 @@ def _function(d, nb: _Notebook) -> tuple[set, set, set]:
     return e.loads - local, changed, e.calls
 
 
-def _notebook(cells) -> _Notebook:
-    """What the code of all ``cells`` defines and binds (:class:`_Notebook`)."""
+def _notebook(trees) -> _Notebook:
+    """What the code cells' syntax ``trees`` define and bind (:class:`_Notebook`)."""
     nb = _Notebook(set(), {}, set(), False)
-    for cell in cells:
-        if cell.cell_type != "code":
-            continue
-        try:
-            tree = _python(cell.source)
-        except _Opaque:
-            continue
+    for tree in trees:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 nb.numpy.update(a.asname or a.name for a in node.names if a.name == "numpy")
@@ -277,14 +271,11 @@ def cells_to_run(nb, start: int, stop: int, needed=()) -> list[int]:
     """The code cells among ``start..stop-1`` a mutant's copy must run (see above): the first (the mutant's
     change), the graded and solution cells, and every cell whose effects a later one that runs may see.
     ``needed``: the notebook's names read after the last cell (by the hidden tests; None: any name)."""
-    everything = [i for i in range(start, stop) if nb.cells[i].cell_type == "code"]
-    try:  # a cell that does not parse hides what it binds and defines: nothing is left out
-        for cell in nb.cells:
-            if cell.cell_type == "code":
-                _python(cell.source)
+    try:  # each code cell's syntax tree; a cell that does not parse hides what it binds: nothing is left out
+        trees = {i: _python(c.source) for i, c in enumerate(nb.cells) if c.cell_type == "code"}
     except _Opaque:
-        return everything
-    info = _notebook(nb.cells)
+        return [i for i in range(start, stop) if nb.cells[i].cell_type == "code"]
+    info = _notebook(trees.values())
     functions = {}  # name -> (globals read, globals changed), with those of the functions it calls; None: opaque
     for name, defs in info.functions.items():
         try:
@@ -321,12 +312,9 @@ def cells_to_run(nb, start: int, stop: int, needed=()) -> list[int]:
     # ``def``, a function or class imported, and NumPy (a module may hold such objects; NumPy's random state is
     # followed apart)
     data_before, bound = {}, set()
-    for index, cell in enumerate(nb.cells):
-        if cell.cell_type == "code":
-            try:
-                tree = _python(cell.source)
-            except _Opaque:
-                tree = ast.Module(body=[], type_ignores=[])
+    for index in range(len(nb.cells)):
+        tree = trees.get(index)
+        if tree is not None:
             bound |= {n for target, _ in _assignments(tree) for n in _names(target)}
             for node in ast.walk(tree):
                 if isinstance(node, ast.Import):
@@ -349,7 +337,7 @@ def cells_to_run(nb, start: int, stop: int, needed=()) -> list[int]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         try:
             e = _Effects(info)
-            tree = _python(cell.source)
+            tree = trees[index]
             e.visit(tree)
             if tree.body and isinstance(tree.body[-1], ast.Expr):
                 e.stores |= {"_", "__", "___", "Out"}
