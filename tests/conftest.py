@@ -135,8 +135,9 @@ def pytest_xdist_make_scheduler(config, log):
 
 def pytest_collection_modifyitems(config, items):
     """The tests of each group together, the long groups first (xdist sends groups in this order)."""
+    assignments = nbt.discover_assignments()
     unknown = [g for g in LONG_GROUPS if not (Path(__file__).parent.parent / g).is_file()
-               and g.removeprefix("assignment-") not in nbt.discover_assignments()]
+               and g.removeprefix("assignment-") not in assignments]
     if unknown:
         raise pytest.UsageError(f"tests/conftest.py: LONG_GROUPS names no test file or assignment: {unknown}")
     groups: dict = {}
