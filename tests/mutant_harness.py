@@ -160,11 +160,6 @@ def _first_change(base, nb) -> int:
     return len(base.cells)
 
 
-#: CPython 3.11's spurious parser error (:data:`helpers.grading.judge.SPURIOUS_ERROR`, python/cpython#106905); CI
-#: run 22 met it once in a judged cell. A mutant whose verdict shows it is judged once more (the harness says which).
-_SPURIOUS = judge.SPURIOUS_ERROR
-
-
 class Harness:
     """Judge variants of one assignment's worked solution (its mutants) in one forking kernel.
 
@@ -271,10 +266,12 @@ class Harness:
                 # the worked solution up to the mutant's first change (judged: the "full" student's cells)
                 self._judge_until(server, base, done, start, verdicts["full"])
                 done = start
-                for _ in range(2):  # once more after CPython's spurious parser error (see _SPURIOUS)
+                # judged once more after CPython's spurious parser error (judge.SPURIOUS_ERROR, python/cpython#106905;
+                # CI run 22 met it once in a judged cell); run_mutants says which were
+                for _ in range(2):
                     verdicts[label] = self._fork(server, copy.deepcopy(variants[label]), students[label], start,
                                                  verdicts["full"], plans[label])
-                    if not any(_SPURIOUS in e for e in verdicts[label].errors.values()):
+                    if not any(judge.SPURIOUS_ERROR in e for e in verdicts[label].errors.values()):
                         break
                     self.retried.append(label)
             self._judge_until(server, base, done, len(base.cells), verdicts["full"])
