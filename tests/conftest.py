@@ -188,6 +188,20 @@ def pytest_terminal_summary(terminalreporter):
                       f"{'; ' + steps if steps else ''}")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _warm_templates_refused_per_module():
+    """A warm template refused in one test module is tried again in the next.
+
+    Every course of a test process has the same sandbox command (:func:`nbgrader_tools.offline_site`), so the
+    grader's template for it serves later modules too. Modules that kill or taint it on purpose
+    (``test_adversarial.py``, ``test_warm.py``) make the process refuse that configuration for good, as a
+    grader would for the rest of its run; without this, every later module of the process would grade
+    in plain kernels, which cost about 3 CPU-s more each, instead of starting a new template."""
+    yield
+    from helpers.grading import warm
+    warm._REFUSED.clear()
+
+
 # ---------------------------------------------------------------------------------------------
 # Session fixtures: one temporary course, one release and one autograding run per assignment
 # ---------------------------------------------------------------------------------------------

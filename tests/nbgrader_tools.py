@@ -21,14 +21,17 @@ The conventions these functions rely on are in ``CONTRIBUTING.md``.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import copy
+import functools
 import json
 import os
 import re
 import runpy
 import shutil
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
@@ -250,6 +253,23 @@ socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
 '''
 
 
+@functools.lru_cache(maxsize=None)
+def _offline_site(pid: int) -> Path:
+    site = Path(tempfile.mkdtemp(prefix=f"weat-offline-site-{pid}-"))
+    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    atexit.register(shutil.rmtree, site, True)
+    return site
+
+
+def offline_site() -> Path:
+    """This process's folder holding the network-refusing ``sitecustomize.py`` (made once per process)."""
+    site = _offline_site(os.getpid())
+    if not (site / "sitecustomize.py").is_file():  # removed by someone: write it again
+        site.mkdir(parents=True, exist_ok=True)
+        (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    return site
+
+
 @contextlib.contextmanager
 def offline_env(work_dir, fresh_log: bool = True):
     """Environment for running notebooks and nbgrader: yields the path of the network log.
@@ -262,11 +282,16 @@ def offline_env(work_dir, fresh_log: bool = True):
     * a ``sitecustomize.py`` on ``PYTHONPATH`` that makes every kernel refuse connections to
       non-local addresses and append them to the log (local ZeroMQ traffic is unaffected);
     * ``MPLBACKEND=Agg`` so figures never need a display.
+
+    The ``sitecustomize.py`` is the same for every course, so it lives in one folder per test process
+    (:func:`offline_site`) rather than in ``work_dir``: the kernels' ``PYTHONPATH`` is then the same for
+    every course of a process, so the grader's warm template for a sandbox configuration
+    (:func:`helpers.grading.warm.template_for`, keyed by the sandbox command, ``PYTHONPATH`` included) serves
+    the courses of later tests too instead of being started again for each (about 3 CPU-s each).
     """
     work_dir = Path(work_dir)
-    site = work_dir / "offline_site"
-    site.mkdir(parents=True, exist_ok=True)
-    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    site = offline_site()
     log = work_dir / "network.log"
     if fresh_log or not log.exists():
         log.write_text("")
