@@ -312,8 +312,10 @@ def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_
     """``{label: Verdict}`` for the worked solution (``"full"``) and every mutant (by name), and how many cells
     the mutants' copies left out (:func:`cells_to_run`).
 
-    The mutants are shared out between ``workers`` forking kernels (default: 2, or 1 on a one-core
-    machine), each running the worked solution once; their verdicts on the worked solution must agree.
+    The mutants are shared out between ``workers`` forking kernels, each running the worked solution once;
+    their verdicts on the worked solution must agree. The default is one kernel under pytest-xdist, whose
+    workers already keep every core busy (a second kernel would only run the worked solution again: about 80
+    CPU-s over the eleven assignments), else two (one on a one-core machine).
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -322,7 +324,9 @@ def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_
     name = full_nb.metadata.get("name", assignment)
     variants = {m["name"]: nbt.apply_mutant({name: full_nb}, m)[name] for m in mutants}
     order = sorted(variants, key=lambda k: _first_change(full_nb, variants[k]))
-    workers = max(1, min(workers or min(2, os.cpu_count() or 1), len(order) or 1))
+    if workers is None:
+        workers = 1 if os.environ.get("PYTEST_XDIST_WORKER") else min(2, os.cpu_count() or 1)
+    workers = max(1, min(workers, len(order) or 1))
     groups = [{k: variants[k] for k in order[i::workers]} for i in range(workers)]
     harnesses = [Harness(assignment, full_nb, Path(course_root), Path(work) / f"kernel{i}") for i in range(workers)]
     plans = harnesses[0].plan(variants)
