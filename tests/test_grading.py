@@ -201,12 +201,14 @@ def test_changed_submission_or_source_is_regraded(graded, tmp_path):
     release = nbt.read_nb(root / "notebooks" / A / f"{A}.ipynb")
     with nbt.offline_env(tmp_path):
         nbt.submit(root, A, "alice", {A: release})  # alice hands in the blank release instead
-        reports = {r.student: r for r in grade_class(root, assignments=[A], workers=2, sandbox=SANDBOX, progress=False,
+        # one worker: what this tests does not depend on it (test_two_workers_give_the_grades_of_one), and a second
+        # worker process starts a second warm template (about 3 CPU-s)
+        reports = {r.student: r for r in grade_class(root, assignments=[A], workers=1, sandbox=SANDBOX, progress=False,
                                                      export=None, canary=False)}
         assert {s for s, r in reports.items() if not r.skipped} == {"alice"}
         assert reports["alice"].score == 0.0 and reports["bob"].score == 0.0
         (root / "solutions" / A / "notes.txt").write_text("the instructor changed the assignment's source\n")
-        again = grade_class(root, assignments=[A], workers=2, sandbox=SANDBOX, progress=False, export=None, canary=False)
+        again = grade_class(root, assignments=[A], workers=1, sandbox=SANDBOX, progress=False, export=None, canary=False)
     assert not any(r.skipped for r in again) and len(again) == 4, "a changed source regrades its submissions"
 
 
