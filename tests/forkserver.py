@@ -22,6 +22,7 @@ copy, so every mutant starts from exactly the state a fresh run would have reach
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from multiprocessing.connection import Connection
@@ -62,11 +63,15 @@ def main() -> None:
         elif op == "fork":
             sys.stdout.flush()
             sys.stderr.flush()
+            # the copy's collector never scans what exists now, so it neither spends time on it nor copies its
+            # pages by touching their headers; this process collects them again once the copy has ended
+            gc.freeze()
             pid = os.fork()
             if pid == 0:
                 conn.send(("forked", os.getpid()))
                 continue
             _, status = os.waitpid(pid, 0)
+            gc.unfreeze()
             conn.send(("resumed", status))
         elif op == "exit":
             os._exit(0)
