@@ -313,10 +313,11 @@ def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_
     the mutants' copies left out (:func:`cells_to_run`).
 
     The mutants are shared out between ``workers`` forking kernels, each running the worked solution once;
-    their verdicts on the worked solution must agree. The default is one kernel under pytest-xdist, whose
-    workers already keep every core busy: a second kernel runs the worked solution again and cost more CPU
-    than it saved time (measured alone on the 2-core machine, 08_debiasing: 36-39 CPU-s in one kernel against
-    59-61 in two; 11_enumerating_biases: 27 against 36), else two (one on a one-core machine).
+    their verdicts on the worked solution must agree. The default is :func:`nbgrader_tools.parallel_processes`:
+    one kernel under pytest-xdist, whose workers already keep every core busy, else two (one on a one-core
+    machine). Under xdist a second kernel runs the worked solution again and cost more CPU than it saved time;
+    measured alone on the 2-core machine, 08_debiasing took 36-39 CPU-s in one kernel against 59-61 in two,
+    11_enumerating_biases 27 against 36.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -325,9 +326,7 @@ def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_
     name = full_nb.metadata.get("name", assignment)
     variants = {m["name"]: nbt.apply_mutant({name: full_nb}, m)[name] for m in mutants}
     order = sorted(variants, key=lambda k: _first_change(full_nb, variants[k]))
-    if workers is None:
-        workers = 1 if os.environ.get("PYTEST_XDIST_WORKER") else min(2, os.cpu_count() or 1)
-    workers = max(1, min(workers, len(order) or 1))
+    workers = max(1, min(workers or nbt.parallel_processes(2), len(order) or 1))
     groups = [{k: variants[k] for k in order[i::workers]} for i in range(workers)]
     harnesses = [Harness(assignment, full_nb, Path(course_root), Path(work) / f"kernel{i}") for i in range(workers)]
     plans = harnesses[0].plan(variants)

@@ -256,15 +256,15 @@ socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
 @functools.lru_cache(maxsize=None)
 def _offline_site(pid: int) -> Path:
     site = Path(tempfile.mkdtemp(prefix=f"weat-offline-site-{pid}-"))
-    (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     atexit.register(shutil.rmtree, site, True)
     return site
 
 
 def offline_site() -> Path:
-    """This process's folder holding the network-refusing ``sitecustomize.py`` (made once per process)."""
+    """This process's folder holding the network-refusing ``sitecustomize.py`` (made once per process, and
+    written again if something removed it)."""
     site = _offline_site(os.getpid())
-    if not (site / "sitecustomize.py").is_file():  # removed by someone: write it again
+    if not (site / "sitecustomize.py").is_file():
         site.mkdir(parents=True, exist_ok=True)
         (site / "sitecustomize.py").write_text(_SITECUSTOMIZE)
     return site
@@ -463,12 +463,17 @@ def _autograde_worker(course_dir: str, assignment: str, students: list[str], env
     return {s: cell_scores(api.coursedir.db_url, assignment, s) for s in students}
 
 
+def parallel_processes(at_most: int) -> int:
+    """How many processes a test step may run at once: one under pytest-xdist, whose workers already keep the
+    cores busy (a second process only adds work: a second warm template, a second run of a worked solution),
+    else the CPU count, at most ``at_most``."""
+    return 1 if os.environ.get("PYTEST_XDIST_WORKER") else max(1, min(os.cpu_count() or 1, at_most))
+
+
 def autograde_workers(n_students: int) -> int:
-    """How many processes :func:`autograde` uses: ``COURSE_TEST_WORKERS``, else one under pytest-xdist (its
-    workers already keep the cores busy, and one process forks every kernel from one warm template,
-    :mod:`helpers.grading.warm`), else the CPU count (at most 4)."""
-    wanted = int(os.environ.get("COURSE_TEST_WORKERS", "0")) or (
-        1 if os.environ.get("PYTEST_XDIST_WORKER") else min(os.cpu_count() or 1, 4))
+    """How many processes :func:`autograde` uses: ``COURSE_TEST_WORKERS``, else :func:`parallel_processes`
+    (at most 4; under xdist one process forks every kernel from one warm template, :mod:`helpers.grading.warm`)."""
+    wanted = int(os.environ.get("COURSE_TEST_WORKERS", "0")) or parallel_processes(4)
     return max(1, min(wanted, n_students))
 
 
