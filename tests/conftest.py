@@ -248,15 +248,38 @@ def release(course, assignment):
     return course.root / "notebooks" / assignment
 
 
-def round_trip_sample(mutants: list) -> list:
-    """The mutants that also go through a full nbgrader round trip (all of them are judged by
-    :mod:`mutant_harness`): the first one listed, the first that calls the course's reference
-    implementation (the sandbox binds the copy without it over the package; the harness puts it first on
-    the path) and the last one."""
-    if not mutants:
-        return []
-    picked = [mutants[0]] + [m for m in mutants if "reference" in m["name"]][:1] + [mutants[-1]]
-    return [m for k, m in enumerate(picked) if m not in picked[:k]]
+SAMPLE = "round-trip sample"   # the label of the round trip's one submission of mutants
+SAMPLE_STUDENT = "mutant-sample"  # its student id: its hidden tests' seed in both engines
+
+
+def round_trip_sample(mutants: list, graded=()) -> list:
+    """The mutants that also go through a full nbgrader round trip, all in one submission (every mutant is
+    judged alone by :mod:`mutant_harness`): the first that calls the course's reference implementation (the
+    sandbox binds the copy without it over the package; the harness puts it first on the path), then, those
+    that lose fewest cells first and otherwise in the order listed, each mutant that changes a solution cell
+    none picked so far changes and loses only test cells none of them loses, as long as one test cell of
+    ``graded`` (the autograded test cells' ids) is left that none of them loses alone. Together they lose at
+    least every cell of their ``fails``, and more where one's function calls another's (01: a ``cosine_matrix``
+    that loops over ``cosine`` loses its cells too when ``cosine`` calls the reference the sandbox hides)."""
+    picked, cells, lost = [], set(), set()
+    for m in [m for m in mutants if "reference" in m["name"]][:1] + sorted(mutants, key=lambda m: len(m["fails"])):
+        fails = set(m["fails"])
+        if picked and (m["cell"] in cells or lost & fails or any(m is p for p in picked)
+                       or (graded and set(graded) <= lost | fails)):
+            continue
+        picked.append(m)
+        cells.add(m["cell"])
+        lost |= fails
+    return picked
+
+
+def sample_notebooks(full: dict, mutants: list) -> dict:
+    """``{name: notebook}``: the worked solution ``full`` with every mutant of :func:`round_trip_sample` applied
+    (each changes its own cell)."""
+    out = full
+    for m in mutants:
+        out = nbt.apply_mutant(out, m)
+    return out
 
 
 def mutant_student(mutants: list, name: str) -> str:
@@ -271,6 +294,10 @@ def _filled_solution(course, release, assignment) -> dict:
     return released, {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
 
 
+def _graded_ids(notebooks: dict) -> list:
+    return [nbt.grade_id(c) for nb in notebooks.values() for c in nbt.test_cells(nb)]
+
+
 def _mutants(assignment) -> list:
     try:
         return nbt.load_mutants(assignment)
@@ -281,30 +308,28 @@ def _mutants(assignment) -> list:
 @dataclass
 class RoundTrip:
     assignment: str
-    students: dict          # label ("full", "untouched", mutant name) -> student id
+    students: dict          # label ("full", "untouched", SAMPLE) -> student id
     scores: dict            # student id -> {grade_id: grade dict}
-    mutants: list           # the mutants graded in this round trip (round_trip_sample)
+    mutants: list           # the mutants in the SAMPLE submission (round_trip_sample)
     autograded: Path        # <course>/autograded
 
 
 @pytest.fixture(scope="session")
 def round_trip(course, release, assignment):
     """Autograde, in one go, the synthetic students of an assignment: the solutions filled into
-    the release (``full``), the release as is (``untouched``) and one student per mutant of
-    :func:`round_trip_sample` (every mutant is judged by the ``harness`` fixture)."""
+    the release (``full``), the release as is (``untouched``) and one submission carrying every mutant of
+    :func:`round_trip_sample` (``SAMPLE``; every mutant is also judged alone by the ``harness`` fixture)."""
     # The untouched student submits the fresh release, not notebooks/: test 2 checks that the two
     # are byte-identical, and a stale notebooks/ (cells the gradebook does not know) would make
     # nbgrader fail the whole autograding run instead of failing test 2 alone.
     released, full = _filled_solution(course, release, assignment)
-    everyone = _mutants(assignment)
-    mutants = round_trip_sample(everyone)
+    mutants = round_trip_sample(_mutants(assignment), _graded_ids(full))
     students = {"full": nbt.FULL, "untouched": nbt.UNTOUCHED}
     nbt.submit(course.root, assignment, nbt.FULL, full)
     nbt.submit(course.root, assignment, nbt.UNTOUCHED, released)
-    for m in mutants:
-        sid = mutant_student(everyone, m["name"])
-        students[m["name"]] = sid
-        nbt.submit(course.root, assignment, sid, nbt.apply_mutant(full, m))
+    if mutants:
+        students[SAMPLE] = SAMPLE_STUDENT
+        nbt.submit(course.root, assignment, SAMPLE_STUDENT, sample_notebooks(full, mutants))
     with course.offline(), nbt.Stopwatch() as t:
         scores, _ = nbt.autograde(course.root, assignment, list(students.values()))
     record_time(assignment, f"autograde {len(students)} students ({nbt.autograde_workers(len(students))} workers)", t)
@@ -315,7 +340,7 @@ def round_trip(course, release, assignment):
 class Judged:
     assignment: str
     mutants: list           # every mutant of tests/mutants/<assignment>.py
-    verdicts: dict          # "full" or a mutant's name -> mutant_harness.Verdict
+    verdicts: dict          # "full", SAMPLE or a mutant's name -> mutant_harness.Verdict
 
 
 _MUTANTS_JUDGED: dict = {}  # assignment -> (mutants shown to lose exactly their cells, of how many)
@@ -324,16 +349,21 @@ _MUTANTS_JUDGED: dict = {}  # assignment -> (mutants shown to lose exactly their
 @pytest.fixture(scope="session")
 def harness(course, release, assignment, tmp_path_factory):
     """Every mutant of the assignment judged by :mod:`mutant_harness` (one forking kernel, the course's
-    judge), with the same student ids, so the same hidden inputs, as in the round trip."""
+    judge), and the round trip's ``SAMPLE`` submission, with the same student ids, so the same hidden inputs,
+    as in the round trip."""
     import mutant_harness
 
     _, full = _filled_solution(course, release, assignment)
     assert len(full) == 1, "the harness judges assignments of one notebook"
     mutants = _mutants(assignment)
     students = {"full": nbt.FULL} | {m["name"]: mutant_student(mutants, m["name"]) for m in mutants}
+    sampled = round_trip_sample(mutants, _graded_ids(full))
+    extra = {SAMPLE: next(iter(sample_notebooks(full, sampled).values()))} if sampled else {}
+    students[SAMPLE] = SAMPLE_STUDENT
     with course.offline(), nbt.Stopwatch() as t:
         verdicts, left_out = mutant_harness.run_mutants(assignment, next(iter(full.values())), mutants, students,
-                                                        course.root, tmp_path_factory.mktemp(f"harness-{assignment}"))
+                                                        course.root, tmp_path_factory.mktemp(f"harness-{assignment}"),
+                                                        extra=extra)
     record_time(assignment, f"harness: {len(mutants)} mutants in forking kernels ({left_out} cells left out)", t)
     _MUTANTS_JUDGED[assignment] = [0, len(mutants)]
     return Judged(assignment, mutants, verdicts)

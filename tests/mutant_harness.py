@@ -308,9 +308,10 @@ class Harness:
 
 
 def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_root, work,
-                workers: int | None = None) -> tuple[dict, int]:
-    """``{label: Verdict}`` for the worked solution (``"full"``) and every mutant (by name), and how many cells
-    the mutants' copies left out (:func:`cells_to_run`).
+                workers: int | None = None, extra: dict | None = None) -> tuple[dict, int]:
+    """``{label: Verdict}`` for the worked solution (``"full"``), every mutant (by name) and every notebook of
+    ``extra`` (``{label: notebook}``, variants of the worked solution such as several mutants at once), and how
+    many cells the copies left out (:func:`cells_to_run`).
 
     The mutants are shared out between ``workers`` forking kernels, each running the worked solution once;
     their verdicts on the worked solution must agree. The default is :func:`nbgrader_tools.parallel_processes`:
@@ -324,7 +325,7 @@ def run_mutants(assignment: str, full_nb, mutants: list, students: dict, course_
     import nbgrader_tools as nbt
 
     name = full_nb.metadata.get("name", assignment)
-    variants = {m["name"]: nbt.apply_mutant({name: full_nb}, m)[name] for m in mutants}
+    variants = {m["name"]: nbt.apply_mutant({name: full_nb}, m)[name] for m in mutants} | dict(extra or {})
     order = sorted(variants, key=lambda k: _first_change(full_nb, variants[k]))
     workers = max(1, min(workers or nbt.parallel_processes(2), len(order) or 1))
     groups = [{k: variants[k] for k in order[i::workers]} for i in range(workers)]

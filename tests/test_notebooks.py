@@ -11,8 +11,8 @@ For each ``solutions/<assignment>/`` (found automatically; see ``conftest.py``):
 4. round trip with a gradebook: the solutions filled into the release autograde to full code
    marks and the untouched release to 0; every mutant of ``tests/mutants/<assignment>.py`` loses
    exactly the test cells listed in its ``fails``, judged in one forking kernel per assignment
-   (``tests/mutant_harness.py``), and three of them also through the round trip, which must agree
-   with the harness cell by cell;
+   (``tests/mutant_harness.py``); a sample of them, each changing its own cell, also goes through the round
+   trip in one submission, which must agree with the harness cell by cell and lose their cells;
 5. no solution code or hidden-test text in ``notebooks/``; grade ids unique and descriptive;
    no test cell writes to stderr on a correct answer;
 6. the points the text states (exercise headings, the introduction's total) are nbgrader's.
@@ -27,7 +27,7 @@ import re
 import pytest
 
 import nbgrader_tools as nbt
-from conftest import mutant_shown
+from conftest import SAMPLE, mutant_shown
 
 def _network_attempts(course) -> str:
     return course.network_log.read_text()
@@ -122,13 +122,22 @@ def test_mutant_loses_exactly_its_cells(harness, mutant):
 
 
 def test_the_harness_grades_as_nbgrader_does(round_trip, harness):
-    """The worked solution and the sampled mutants score cell by cell the same in the harness as in
-    the full nbgrader round trip (same student ids, so the same hidden inputs)."""
-    for label in ["full"] + [m["name"] for m in round_trip.mutants]:
+    """The worked solution and the round trip's submission of sampled mutants score cell by cell the same in the
+    harness as in the full nbgrader round trip (same student ids, so the same hidden inputs); and in nbgrader
+    that submission loses at least every cell each of its mutants loses alone (more where one mutant's function
+    calls another's)."""
+    labels = ["full"] + ([SAMPLE] if round_trip.mutants else [])
+    for label in labels:
         nbgrader = {gid: (float(g["score"]), float(g["max_score"]))
                     for gid, g in _code_grades(round_trip.scores[round_trip.students[label]]).items()}
         assert harness.verdicts[label].scores == nbgrader, (
             f"{label!r}: the harness {harness.verdicts[label].scores} and nbgrader {nbgrader} disagree")
+    if round_trip.mutants:
+        expected = {gid for m in round_trip.mutants for gid in m["fails"]}
+        grades = _code_grades(round_trip.scores[round_trip.students[SAMPLE]])
+        kept = sorted(gid for gid in expected if grades[gid]["score"] == grades[gid]["max_score"])
+        assert not kept, (f"the mutants {[m['name'] for m in round_trip.mutants]}, together in one submission, kept "
+                          f"full marks in nbgrader in {kept}")
 
 
 # 5 ------------------------------------------------------------------------------------------
