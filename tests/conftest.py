@@ -67,10 +67,17 @@ def selected_assignments(config) -> list[str]:
     return [a for a in found if not wanted or a in wanted]
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "assignments(*names): run the test for these of the selected assignments only")
+
+
 def pytest_generate_tests(metafunc):
     if "assignment" not in metafunc.fixturenames:
         return
     assignments = selected_assignments(metafunc.config)
+    only = metafunc.definition.get_closest_marker("assignments")
+    if only:
+        assignments = [a for a in assignments if a in only.args]
     if "mutant" in metafunc.fixturenames:
         pairs, ids = [], []
         for a in assignments:

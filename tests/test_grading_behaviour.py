@@ -221,31 +221,35 @@ def test_endless_loop_is_stopped_and_the_rest_graded(tmp_path):
     print(f"autograde with an endless loop took {t.wall:.1f} s")
 
 
-def test_same_submissions_same_grades_on_a_second_run(tmp_path):
+@pytest.mark.assignments("05_permutation_tests")
+def test_same_submissions_same_grades_on_a_second_run(round_trip, assignment, tmp_path):
     """Randomness is seeded: grading a submission again gives identical cell scores.
 
-    Uses the permutation-test notebook (sampled p-values) with the correct answers and with each
-    of its mutants, autograded twice in separate runs.
+    Uses the permutation-test notebook (sampled p-values): the round trip's worked solution and its submission
+    of sampled mutants (``tests/conftest.py``), autograded again in a second, separate course with the same
+    student ids, must score cell by cell as in the round trip.
     """
-    a = "05_permutation_tests"
-    nbt.require_assignment(a)
-    runs = []
-    for k in range(2):
-        with nbt.offline_env(tmp_path / f"run{k}"):
-            root = nbt.make_course(tmp_path / f"run{k}" / "course", [a])
-            api = nbt.make_api(root)
-            nbt.generate_release(api, a)
-            names = nbt.notebook_names(a, root)
-            released = {n: nbt.read_nb(root / "notebooks" / a / f"{n}.ipynb") for n in names}
-            full = {n: nbt.fill_solutions(released[n], nbt.read_nb(root / "solutions" / a / f"{n}.ipynb")) for n in names}
-            students = {"full": full}
-            for i, m in enumerate(nbt.load_mutants(a)[:3]):
-                students[f"mutant{i}"] = nbt.apply_mutant(full, m)
-            for sid, nbs in students.items():
-                nbt.submit(root, a, sid, nbs)
-            scores, _ = nbt.autograde(root, a, list(students))
-        runs.append({s: {g: v["score"] for g, v in sc.items()} for s, sc in scores.items()})
-    assert runs[0] == runs[1]
+    from conftest import SAMPLE, sample_notebooks
+
+    a = assignment
+    assert round_trip.mutants, f"{a} has no mutants in its round trip"
+    with nbt.offline_env(tmp_path):
+        root = nbt.make_course(tmp_path / "course", [a])
+        api = nbt.make_api(root)
+        nbt.generate_release(api, a)
+        names = nbt.notebook_names(a, root)
+        released = {n: nbt.read_nb(root / "notebooks" / a / f"{n}.ipynb") for n in names}
+        full = {n: nbt.fill_solutions(released[n], nbt.read_nb(root / "solutions" / a / f"{n}.ipynb")) for n in names}
+        students = {round_trip.students["full"]: full,
+                    round_trip.students[SAMPLE]: sample_notebooks(full, round_trip.mutants)}
+        for sid, nbs in students.items():
+            nbt.submit(root, a, sid, nbs)
+        scores, _ = nbt.autograde(root, a, list(students))
+    again = {s: {g: v["score"] for g, v in sc.items()} for s, sc in scores.items()}
+    first = {s: {g: v["score"] for g, v in round_trip.scores[s].items()} for s in students}
+    assert again == first
+    assert sum(first[round_trip.students[SAMPLE]].values()) < sum(first[round_trip.students["full"]].values()), \
+        "the sampled mutants lost no points, so this comparison covers no wrong answer"
 
 
 # ---------------------------------------------------------------------------------------------
