@@ -309,11 +309,19 @@ def offline_env(work_dir, fresh_log: bool = True):
 # Course folder, release
 # ---------------------------------------------------------------------------------------------
 
-def make_course(course_dir, assignments) -> Path:
+def make_course(course_dir, assignments, gradebook: bool = True) -> Path:
     """A fresh course folder with ``solutions/<a>/`` and ``hidden_tests/<a>.py`` copied from the repository
-    for each assignment, and the grader's secret (``.judge-secret``) set to :data:`JUDGE_SECRET`."""
+    for each assignment, the grader's secret (``.judge-secret``) set to :data:`JUDGE_SECRET`, and, with
+    ``gradebook``, an empty ``gradebook.db`` made as the grader makes one (:func:`helpers.grading.course.
+    create_gradebook`: the file nbgrader makes, without its ``alembic`` process of 2.5 CPU-s;
+    ``tests/test_grading.py`` compares the two). Without it, nbgrader's first command makes it, as in a new
+    instructor's course."""
+    from helpers.grading.course import create_gradebook
+
     course_dir = Path(course_dir)
     course_dir.mkdir(parents=True, exist_ok=True)
+    if gradebook:
+        create_gradebook(f"sqlite:///{course_dir / 'gradebook.db'}")
     (course_dir / "hidden_tests").mkdir(exist_ok=True)
     for a in assignments:
         shutil.copytree(SOLUTIONS_DIR / a, course_dir / "solutions" / a,

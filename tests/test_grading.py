@@ -486,7 +486,7 @@ def _broken_kernel(folder: Path) -> Path:
 def test_canary_stops_a_kernel_that_cannot_import_the_course(tmp_path):
     """Every submission would score 0: the worked solution is graded first and stops the run with the
     reason (which cells, what error, where the kernel is), before any student is graded or anything written."""
-    root = nbt.make_course(tmp_path / "course", [A])
+    root = nbt.make_course(tmp_path / "course", [A], gradebook=False)
     shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
     release = nbt.read_nb(nbt.RELEASE_DIR / A / f"{A}.ipynb")
     solution = nbt.read_nb(nbt.SOLUTIONS_DIR / A / f"{A}.ipynb")
@@ -611,6 +611,40 @@ def test_workers_are_forked_with_the_grader_imported_and_this_environment(tmp_pa
         assert facts["marker"] == "set after the fork server started"
         assert facts["path"].startswith("/course/bin:") and facts["cwd"] == str(tmp_path)
         assert set(sys.path) <= set(facts["sys_path"])
+
+
+def test_a_new_gradebook_is_the_one_nbgrader_makes(tmp_path):
+    """``create_gradebook`` makes in the grader's process the file nbgrader makes by running ``alembic``: the
+    same tables, indexes and schema version, and, once nbgrader has opened each, the same rows."""
+    import sqlite3
+
+    from nbgrader.api import Gradebook
+
+    from helpers.grading.course import bin_on_path, create_gradebook
+
+    ours, theirs = f"sqlite:///{tmp_path / 'ours.db'}", f"sqlite:///{tmp_path / 'theirs.db'}"
+    create_gradebook(ours)
+    assert (tmp_path / "ours.db").is_file()
+    with bin_on_path():
+        for url in (ours, theirs):
+            with Gradebook(url):
+                pass
+
+    def dump(url):
+        con = sqlite3.connect(url[len("sqlite:///"):])
+        try:
+            schema = sorted(con.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+            rows = {name: sorted(con.execute(f'SELECT * FROM "{name}"')) for kind, name, _, _ in schema
+                    if kind == "table"}
+        finally:
+            con.close()
+        return schema, rows
+
+    schema, rows = dump(ours)
+    assert rows["alembic_version"] and rows["course"], rows
+    assert (schema, rows) == dump(theirs)
+    create_gradebook(ours)  # an existing gradebook is left as it is
+    assert dump(ours) == (schema, rows)
 
 
 def test_exchange_root_is_inside_the_course():

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .course import bin_on_path, course_api, nbgrader_error
+from .course import bin_on_path, course_api, create_gradebook, nbgrader_error
 from .flags import read_flags
 
 __all__ = ["GradingStopped", "CanaryReport", "check_worked_solution", "fill_worked_solution", "prepare_gradebook"]
@@ -117,33 +117,6 @@ def _kernel_hint(cfg) -> str:
             f"'Sandboxed grading').")
 
 
-def _scratch_gradebook(path: Path) -> None:
-    """An empty SQLite gradebook at ``path``, made in this process.
-
-    nbgrader makes a new gradebook by running the ``alembic`` command to learn the schema's version
-    (a second Python process: more CPU than the canary's release); here its tables are created
-    directly and the version is read from nbgrader's migration scripts."""
-    import nbgrader
-    from nbgrader.api import Base
-    from sqlalchemy import create_engine, text
-
-    engine = create_engine(f"sqlite:///{path}", future=True)
-    try:
-        Base.metadata.create_all(bind=engine)
-        try:
-            from alembic.script import ScriptDirectory
-
-            head = ScriptDirectory(str(Path(nbgrader.__file__).parent / "alembic")).get_current_head()
-        except Exception:  # noqa: BLE001 - the version only matters to `nbgrader db upgrade`
-            head = None
-        if head:
-            with engine.begin() as conn:
-                conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
-                conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": head})
-    finally:
-        engine.dispose()
-
-
 def check_worked_solution(root: str | os.PathLike, assignment: str, *, sandbox: bool = True,
                           feedback: bool = True) -> CanaryReport:
     """Grade the worked solution of ``assignment`` exactly as a submission is graded, in a scratch folder.
@@ -189,7 +162,7 @@ def check_worked_solution(root: str | os.PathLike, assignment: str, *, sandbox: 
         source = root / cfg.CourseDirectory.get("source_directory", "source") / assignment
         if not sorted(source.glob("*.ipynb")):
             return stop(f" cannot be graded: {source} holds no notebook.")
-        _scratch_gradebook(scratch / "gradebook.db")
+        create_gradebook(f"sqlite:///{scratch / 'gradebook.db'}")
         with bin_on_path():
             res = api.generate_assignment(assignment, force=True, create=True)
         if not res.get("success"):
@@ -261,6 +234,7 @@ def prepare_gradebook(api, db_url: str, names: list[str], canaries: dict) -> lis
     from nbgrader.api import Gradebook, MissingEntry
 
     notes = []
+    create_gradebook(db_url)
     with bin_on_path():
         for a in names:
             with Gradebook(db_url) as gb:
