@@ -2,8 +2,8 @@
 
 Started by :class:`helpers.grading.warm.Template` as ``python -c <this file's source> <fd>`` in the
 same bubblewrap command as a plain kernel, it imports once what every kernel of the course imports
-(ipykernel, NumPy, SciPy, gensim, matplotlib, the course package) and loads the default embedding,
-then forks one Jupyter kernel at a time on request. A fork costs well under a second; a fresh kernel
+(ipykernel, NumPy, SciPy, gensim, matplotlib, the course package) and loads the default embedding
+(with the vector lengths gensim keeps for similarity queries), then forks one Jupyter kernel at a time on request. A fork costs well under a second; a fresh kernel
 spends several CPU-seconds importing the same modules.
 
 Nothing of one kernel reaches the next:
@@ -295,7 +295,11 @@ def main():
                 __import__(f"helpers.{name}")
             except ImportError:
                 pass
-        helpers.embeddings.load_default()
+        # and the word vectors' lengths, which gensim computes at the first similarity query (most_similar,
+        # similarity) and keeps from then on: the numbers a kernel would compute from the read-only
+        # memory-mapped vectors (stored column by column: 0.15 CPU-s of each kernel of 01_cosine). As after
+        # any query, code that replaces kv.vectors must call kv.fill_norms(force=True) itself.
+        helpers.embeddings.load_default().fill_norms()
     except Exception:  # noqa: BLE001 - a kernel then imports and loads it itself, as a plain kernel would
         pass
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
