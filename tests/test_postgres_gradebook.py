@@ -108,7 +108,7 @@ def test_autograde_into_postgresql_gradebook(pg_db_url, tmp_path):
     if not source.is_file():
         pytest.skip(f"needs {source.relative_to(tools.COURSE_ROOT)}")
     student = tools.FULL
-    course = tools.make_course(tmp_path / "course", [ASSIGNMENT])
+    course = tools.make_course(tmp_path / "course", [ASSIGNMENT], gradebook=False)  # its gradebook is in PostgreSQL
     t0 = time.perf_counter()
     with tools.offline_env(tmp_path) as network_log:
         api = tools.make_api(course, db_url=pg_db_url)
