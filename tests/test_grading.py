@@ -647,6 +647,16 @@ def test_a_new_gradebook_is_the_one_nbgrader_makes(tmp_path):
     assert dump(ours) == (schema, rows)
 
 
+def test_a_gradebook_that_cannot_be_made_stops_the_run_in_one_line(tmp_path):
+    from helpers.grading.canary import GradingStopped, prepare_gradebook
+
+    (tmp_path / "a-file").write_text("not a folder\n")
+    url = f"sqlite:///{tmp_path / 'a-file' / 'gradebook.db'}"
+    with pytest.raises(GradingStopped, match=r"does not exist and could not be made, so no submission was graded: "
+                                             r"\w+Error: .+ Check that the course folder can be written to"):
+        prepare_gradebook(None, url, [A], {})
+
+
 def test_exchange_root_is_inside_the_course():
     from helpers.grading.course import load_course_config
 

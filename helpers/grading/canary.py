@@ -229,12 +229,18 @@ def prepare_gradebook(api, db_url: str, names: list[str], canaries: dict) -> lis
     Raises
     ------
     GradingStopped
-        generate_assignment failed, or the gradebook's cells differ from the source's.
+        The gradebook could not be made, generate_assignment failed, or the gradebook's cells differ from the
+        source's.
     """
     from nbgrader.api import Gradebook, MissingEntry
 
     notes = []
-    create_gradebook(db_url)
+    try:
+        create_gradebook(db_url)
+    except Exception as exc:  # noqa: BLE001 - said in one line, and nothing is graded
+        raise GradingStopped(f"the gradebook {db_url} does not exist and could not be made, so no submission was "
+                             f"graded: {type(exc).__name__}: {one_line(str(exc))}. Check that the course folder "
+                             f"can be written to.") from None
     with bin_on_path():
         for a in names:
             with Gradebook(db_url) as gb:
