@@ -235,18 +235,19 @@ def test_non_positive_n_resamples_rejected(n):
 
 
 @pytest.mark.parametrize("fmt, magic", [("svg", b"<?xml"), ("pdf", b"%PDF")])
-def test_figures_in_another_format(tmp_path, fmt, magic):
-    proc = run_cli("replicate", "--permutations", 200, "--quiet", "--out", tmp_path, "--format", fmt)
-    assert proc.returncode == 0, proc.stderr
+def test_figures_in_another_format(tmp_path, fmt, magic, capsys):
+    # in-process (main() is what `python -m helpers` calls; the module fixture runs that command)
+    assert main(["replicate", "--permutations", "200", "--quiet", "--out", str(tmp_path), "--format", fmt]) == 0, \
+        capsys.readouterr().err
     for name in FIGURES:
         f = tmp_path / name.replace(".png", f".{fmt}")
         assert f.is_file() and f.read_bytes()[:len(magic)] == magic, f.name
     assert not list(tmp_path.glob("*.png"))
 
 
-def test_dpi_sets_the_png_resolution(tmp_path):
-    proc = run_cli("replicate", "--permutations", 200, "--quiet", "--out", tmp_path, "--dpi", 60)
-    assert proc.returncode == 0, proc.stderr
+def test_dpi_sets_the_png_resolution(tmp_path, capsys):
+    assert main(["replicate", "--permutations", "200", "--quiet", "--out", str(tmp_path), "--dpi", "60"]) == 0, \
+        capsys.readouterr().err
     import matplotlib.image
 
     small = matplotlib.image.imread(tmp_path / "weat1_null.png")
