@@ -262,10 +262,11 @@ SAMPLE_STUDENT = "mutant-sample"  # its student id: its hidden tests' seed in bo
 def round_trip_sample(mutants: list, graded=()) -> list:
     """The mutants that also go through a full nbgrader round trip, all in one submission (every mutant is
     judged alone by :mod:`mutant_harness`): the first that calls the course's reference implementation (the
-    sandbox binds the copy without it over the package; the harness puts it first on the path), then, those
-    that lose fewest cells first and otherwise in the order listed, each mutant that changes a solution cell
-    none picked so far changes and loses only test cells none of them loses, as long as one test cell of
-    ``graded`` (the autograded test cells' ids) is left that none of them loses alone. Together they lose at
+    sandbox binds the copy without it over the package; the harness puts it first on the path), whatever it
+    loses; then, those that lose fewest cells first and otherwise in the order listed (the first of them
+    whatever it loses when no mutant calls the reference), each mutant that changes a solution cell none picked
+    so far changes and loses only test cells none of them loses, as long as one test cell of ``graded`` (the
+    autograded test cells' ids) is left that none of them loses alone. Together they lose at
     least every cell of their ``fails``, and more where one's function calls another's (01: a ``cosine_matrix``
     that loops over ``cosine`` loses its cells too when ``cosine`` calls the reference the sandbox hides)."""
     picked, cells, lost = [], set(), set()
