@@ -161,7 +161,8 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     params = getattr(getattr(item, "callspec", None), "params", {})
     a = params.get("assignment")
-    if a:  # plain data, so that an xdist worker's report carries it to the summary
+    if isinstance(a, str):  # plain data, so that an xdist worker's report carries it to the summary (a test
+        # limited by @pytest.mark.assignments to assignments not selected has none: pytest's NOTSET)
         report.user_properties.append(("course_assignment", {
             "assignment": a, "times": {k: list(v) for k, v in _TIMES.get(a, {}).items()},
             "mutants": list(_MUTANTS_JUDGED[a]) if a in _MUTANTS_JUDGED else None}))
