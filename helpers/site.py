@@ -270,12 +270,28 @@ def _is_colorbar(ax) -> bool:
     return ax.get_label() == "<colorbar>" or hasattr(ax, "_colorbar")
 
 
+def _step_bins(patch) -> int:
+    """The bins of a step histogram's outline (``hist(histtype="step")`` or ``"stepfilled"``: one polygon whose
+    edges are all horizontal or vertical, its x coordinates the bin edges); 0 for any other patch."""
+    import numpy as np
+    from matplotlib.patches import Polygon
+
+    if not isinstance(patch, Polygon):
+        return 0
+    xy = np.asarray(patch.get_xy(), float)
+    steps = np.diff(xy, axis=0)
+    if len(steps) < 3 or not np.all((steps[:, 0] == 0) | (steps[:, 1] == 0)):
+        return 0
+    return len(np.unique(xy[:, 0])) - 1
+
+
 def _plot_kind(ax) -> str:
     from matplotlib.collections import LineCollection, PathCollection, PolyCollection
     from matplotlib.patches import Rectangle
 
     points = sum(len(c.get_offsets()) for c in ax.collections if isinstance(c, PathCollection))
     bars = sum(isinstance(p, Rectangle) for p in ax.patches)
+    histograms = [n for n in map(_step_bins, ax.patches) if n]
     curves = [ln for ln in ax.lines if len(ln.get_xdata()) > 2]
     kinds = []
     if ax.images:
@@ -284,6 +300,7 @@ def _plot_kind(ax) -> str:
         kinds.append(f"a scatter plot of {points} points")
     if bars:
         kinds.append(f"{bars} bars")
+    kinds += [f"a histogram of {n} bins" for n in histograms]
     if curves:
         kinds.append(f"{len(curves)} line{'s' * (len(curves) > 1)}")
     if any(isinstance(c, LineCollection) for c in ax.collections) and not curves:

@@ -146,6 +146,22 @@ def test_describe_figure_says_what_a_histogram_shows():
     assert "Panel 2: 1 line;" in text and "legend: a curve" in text
 
 
+@pytest.mark.parametrize("histtype", ["step", "stepfilled"])
+def test_describe_figure_counts_the_bins_of_a_step_histogram(histtype):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.hist([1, 2, 2, 3, 3, 3], bins=5, histtype=histtype)
+    ax.fill([0, 1, 0.5], [0, 0, 1])  # a polygon that is no histogram
+    ax.set(title="Lengths")
+    text = site.describe_figure(fig)
+    plt.close(fig)
+    assert text == 'Figure: "Lengths", a histogram of 5 bins.', text
+
+
 def test_course_map_totals_are_the_notebooks_points():
     """The home page's totals are summed from docs/STUDENTS.md; they must equal the graded cells' points."""
     table, totals = site._course_map((ROOT / "docs" / "STUDENTS.md").read_text(), ASSIGNMENTS)
