@@ -181,14 +181,19 @@ def create_gradebook(db_url: str) -> None:
         with bin_on_path(), Gradebook(db_url):
             return
     path.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(f"sqlite:///{path}", future=True)
+    part = path.with_name(f".{path.name}.{os.getpid()}.part")  # made whole, then moved in: never half a gradebook
+    engine = create_engine(f"sqlite:///{part}", future=True)
     try:
         Base.metadata.create_all(bind=engine)
         with engine.begin() as conn:
             conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
             conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": head})
+        engine.dispose()
+        if not path.exists():
+            os.replace(part, path)
     finally:
         engine.dispose()
+        part.unlink(missing_ok=True)
 
 
 def nbgrader_error(result: dict) -> str:

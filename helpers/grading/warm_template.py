@@ -2,9 +2,10 @@
 
 Started by :class:`helpers.grading.warm.Template` as ``python -c <this file's source> <fd>`` in the
 same bubblewrap command as a plain kernel, it imports once what every kernel of the course imports
-(ipykernel, NumPy, SciPy, gensim, matplotlib, the course package) and loads the default embedding
-(with the vector lengths gensim keeps for similarity queries), then forks one Jupyter kernel at a time on request. A fork costs well under a second; a fresh kernel
-spends several CPU-seconds importing the same modules.
+(ipykernel, NumPy, SciPy, gensim, matplotlib, the course package) and loads the default embedding (with
+the vector lengths gensim keeps for similarity queries), then forks one Jupyter kernel at a time on
+request. A fork costs well under a second; a fresh kernel spends several CPU-seconds importing the same
+modules.
 
 Nothing of one kernel reaches the next:
 
