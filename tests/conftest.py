@@ -273,8 +273,7 @@ def round_trip_sample(mutants: list, graded=()) -> list:
     picked, cells, lost = [], set(), set()
     for m in [m for m in mutants if "reference" in m["name"]][:1] + sorted(mutants, key=lambda m: len(m["fails"])):
         fails = set(m["fails"])
-        if picked and (m["cell"] in cells or lost & fails or any(m is p for p in picked)
-                       or (graded and set(graded) <= lost | fails)):
+        if picked and (m["cell"] in cells or lost & fails or (graded and set(graded) <= lost | fails)):
             continue
         picked.append(m)
         cells.add(m["cell"])
@@ -291,6 +290,13 @@ def sample_notebooks(full: dict, mutants: list) -> dict:
     return out
 
 
+def _sample_submission(full: dict, mutants: list) -> tuple[list, dict | None]:
+    """The round trip's sampled mutants of ``mutants`` and their one submission (None without mutants): what
+    both the round trip and the harness grade."""
+    sampled = round_trip_sample(mutants, [nbt.grade_id(c) for nb in full.values() for c in nbt.test_cells(nb)])
+    return sampled, (sample_notebooks(full, sampled) if sampled else None)
+
+
 def mutant_student(mutants: list, name: str) -> str:
     """The student id of a mutant (its place in the list): its hidden tests' seed in both engines."""
     return f"mutant{[m['name'] for m in mutants].index(name):02d}"
@@ -301,10 +307,6 @@ def _filled_solution(course, release, assignment) -> dict:
     released = {n: nbt.read_nb(release / f"{n}.ipynb") for n in names}
     solutions = {n: nbt.read_nb(course.root / "solutions" / assignment / f"{n}.ipynb") for n in names}
     return released, {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
-
-
-def _graded_ids(notebooks: dict) -> list:
-    return [nbt.grade_id(c) for nb in notebooks.values() for c in nbt.test_cells(nb)]
 
 
 def _mutants(assignment) -> list:
@@ -332,13 +334,13 @@ def round_trip(course, release, assignment):
     # are byte-identical, and a stale notebooks/ (cells the gradebook does not know) would make
     # nbgrader fail the whole autograding run instead of failing test 2 alone.
     released, full = _filled_solution(course, release, assignment)
-    mutants = round_trip_sample(_mutants(assignment), _graded_ids(full))
+    mutants, sample = _sample_submission(full, _mutants(assignment))
     students = {"full": nbt.FULL, "untouched": nbt.UNTOUCHED}
     nbt.submit(course.root, assignment, nbt.FULL, full)
     nbt.submit(course.root, assignment, nbt.UNTOUCHED, released)
-    if mutants:
+    if sample:
         students[SAMPLE] = SAMPLE_STUDENT
-        nbt.submit(course.root, assignment, SAMPLE_STUDENT, sample_notebooks(full, mutants))
+        nbt.submit(course.root, assignment, SAMPLE_STUDENT, sample)
     with course.offline(), nbt.Stopwatch() as t:
         scores, _ = nbt.autograde(course.root, assignment, list(students.values()))
     record_time(assignment, f"autograde {len(students)} students ({nbt.autograde_workers(len(students))} workers)", t)
@@ -366,8 +368,8 @@ def harness(course, release, assignment, tmp_path_factory):
     assert len(full) == 1, "the harness judges assignments of one notebook"
     mutants = _mutants(assignment)
     students = {"full": nbt.FULL} | {m["name"]: mutant_student(mutants, m["name"]) for m in mutants}
-    sampled = round_trip_sample(mutants, _graded_ids(full))
-    extra = {SAMPLE: next(iter(sample_notebooks(full, sampled).values()))} if sampled else {}
+    _, sample = _sample_submission(full, mutants)
+    extra = {SAMPLE: next(iter(sample.values()))} if sample else {}
     students[SAMPLE] = SAMPLE_STUDENT
     with course.offline(), nbt.Stopwatch() as t:
         verdicts, left_out = mutant_harness.run_mutants(assignment, next(iter(full.values())), mutants, students,

@@ -184,15 +184,16 @@ def create_gradebook(db_url: str) -> None:
     part = path.with_name(f".{path.name}.{os.getpid()}.part")  # made whole, then moved in: never half a gradebook
     engine = create_engine(f"sqlite:///{part}", future=True)
     try:
-        Base.metadata.create_all(bind=engine)
-        with engine.begin() as conn:
-            conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
-            conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": head})
-        engine.dispose()
+        try:
+            Base.metadata.create_all(bind=engine)
+            with engine.begin() as conn:
+                conn.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+                conn.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": head})
+        finally:
+            engine.dispose()
         if not path.exists():
             os.replace(part, path)
     finally:
-        engine.dispose()
         part.unlink(missing_ok=True)
 
 
