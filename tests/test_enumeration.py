@@ -73,6 +73,74 @@ def test_kmeans_k_equal_n_and_bad_input():
         unit_kmeans(np.vstack([X, np.zeros(3)]), 2, rng=np.random.default_rng(0))
 
 
+def _plain_lloyd(U, k, rng, max_iter=300):
+    """Lloyd's algorithm written plainly, as an independent reference for ``enumeration._lloyd``: the
+    same k-means++ draws, one product for all scores, and every centre summed again at every step from
+    its members in row order. Returns labels, centres and how often a cluster was restarted."""
+    n = len(U)
+    centres = np.empty((k, U.shape[1]))
+    def score_of(C):                                 # larger = nearer: u.c - |c|^2 / 2
+        return U @ C.T - 0.5 * np.einsum("ij,ij->i", C, C)
+
+    centres[0] = U[rng.integers(n)]
+    d2 = np.maximum(1.0 - 2.0 * score_of(centres[:1])[:, 0], 0.0)
+    for c in range(1, k):
+        total = d2.sum()
+        centres[c] = U[rng.choice(n, p=d2 / total) if total > 0 else rng.integers(n)]
+        d2 = np.minimum(d2, np.maximum(1.0 - 2.0 * score_of(centres[c:c + 1])[:, 0], 0.0))
+    labels, restarts = np.full(n, -1), 0
+    for _ in range(max_iter):
+        score = score_of(centres)
+        new = score.argmax(axis=1)
+        while len(set(new.tolist())) < k:           # the worst-fitted vector starts the first empty cluster
+            far = score[np.arange(n), new].argmin()
+            new[far] = min(set(range(k)) - set(new.tolist()))
+            score[far, :] = np.inf
+            restarts += 1
+        if np.array_equal(new, labels):
+            break
+        labels = new
+        for c in range(k):
+            members = U[labels == c]
+            # the order np.add.reduceat adds in: the first member, plus the pairwise sum of the others
+            centres[c] = (members[0] + np.asfortranarray(members[1:]).sum(axis=0)) / len(members)
+    return labels, centres, restarts
+
+
+def _glove_units(start, stop, repeat=1):
+    from helpers.embeddings import load_default
+    V = np.repeat(np.asarray(load_default().vectors[start:stop], dtype=np.float64), repeat, axis=0)
+    return V / np.linalg.norm(V, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("one_thread", [True, False], ids=["one product", "row blocks"])
+def test_kmeans_iterations_equal_a_plain_lloyd_bit_for_bit(monkeypatch, one_thread):
+    """Only the clusters that changed are summed again; the centres must still be the plain ones, bit for
+    bit, and so every label. Real GloVe vectors; then 60 words three times each with k = 70, which
+    leaves clusters empty and restarts them."""
+    from helpers import enumeration
+    monkeypatch.setattr(enumeration, "_ONE_THREAD", one_thread)
+    cases = [(_glove_units(100, 2100), 40, 0), (_glove_units(100, 2100), 40, 1), (_glove_units(500, 1500), 7, 2),
+             (_glove_units(300, 360, repeat=3), 70, 3)]
+    for U, k, seed in cases:
+        labels, centres, inertia = enumeration._lloyd(U, k, np.random.default_rng(seed), 300)
+        ref_labels, ref_centres, restarts = _plain_lloyd(U, k, np.random.default_rng(seed))
+        assert np.array_equal(labels, ref_labels), (k, seed)
+        assert np.array_equal(centres, ref_centres), (k, seed)
+        assert inertia == pytest.approx(((U - ref_centres[ref_labels]) ** 2).sum(), rel=1e-12)
+    assert restarts > 0          # the last case did restart empty clusters
+
+
+def test_kmeans_scores_in_one_product_equal_the_row_blocks(monkeypatch):
+    from helpers import enumeration
+    U = _glove_units(0, 3000)
+    centres = U[np.random.default_rng(0).choice(3000, 40, replace=False)] * 0.7
+    monkeypatch.setattr(enumeration, "_ONE_THREAD", True)
+    one = enumeration._scores(U, centres)
+    monkeypatch.setattr(enumeration, "_ONE_THREAD", False)
+    assert np.array_equal(one, enumeration._scores(U, centres))
+
+
 # g matrix ------------------------------------------------------------------------------------
 
 def test_centred_centroids_hand_case_and_weighted_sum_zero():
