@@ -77,11 +77,11 @@ def _plain_lloyd(U, k, rng, max_iter=300):
     """Lloyd's algorithm written plainly, as an independent reference for ``enumeration._lloyd``: the
     same k-means++ draws, one product for all scores, and every centre summed again at every step from
     its members in row order. Returns labels, centres and how often a cluster was restarted."""
-    n = len(U)
-    centres = np.empty((k, U.shape[1]))
     def score_of(C):                                 # larger = nearer: u.c - |c|^2 / 2
         return U @ C.T - 0.5 * np.einsum("ij,ij->i", C, C)
 
+    n = len(U)
+    centres = np.empty((k, U.shape[1]))
     centres[0] = U[rng.integers(n)]
     d2 = np.maximum(1.0 - 2.0 * score_of(centres[:1])[:, 0], 0.0)
     for c in range(1, k):
