@@ -9,6 +9,11 @@ import numpy as np
 __all__ = ["null_distribution", "word_associations", "forest_plot", "wefat_scatter", "label_points"]
 
 
+#: Steps adjustText takes at most to move labels apart (:func:`label_points`): a fixed number, so the same
+#: figure on every machine.
+LABEL_STEPS = 50
+
+
 def _ax(ax, figsize):
     if ax is None:
         import matplotlib.pyplot as plt
@@ -20,8 +25,10 @@ def _ax(ax, figsize):
 def label_points(ax, x: Sequence[float], y: Sequence[float], words: Sequence[str], *, fontsize: float = 6):
     """Write ``words`` next to the points ``(x, y)`` without overlaps.
 
-    The package adjustText moves overlapping labels apart; a thin grey line joins a moved label
-    to its point.
+    The package adjustText moves overlapping labels apart, in at most :data:`LABEL_STEPS` steps; a
+    thin grey line joins a moved label to its point. A fixed number of steps gives the same figure on
+    every machine: adjustText's own default stops after one second of wall time, so where the labels
+    ended depended on the machine and its load.
 
     Parameters
     ----------
@@ -51,7 +58,8 @@ def label_points(ax, x: Sequence[float], y: Sequence[float], words: Sequence[str
         raise ValueError(f"label_points needs one word per point: {len(x)} x, {len(y)} y and {len(words)} words.")
     texts = [ax.text(xi, yi, w, fontsize=fontsize, alpha=0.85) for xi, yi, w in zip(x, y, words)]
     if texts:
-        adjust_text(texts, x=x, y=y, ax=ax, arrowprops=dict(arrowstyle="-", color="0.6", lw=0.4))
+        adjust_text(texts, x=x, y=y, ax=ax, iter_lim=LABEL_STEPS,
+                    arrowprops=dict(arrowstyle="-", color="0.6", lw=0.4))
     return texts
 
 
