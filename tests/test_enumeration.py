@@ -109,8 +109,7 @@ def _plain_lloyd(U, k, rng, max_iter=300):
 
 def _glove_units(start, stop, repeat=1):
     from helpers.embeddings import load_default
-    V = np.repeat(np.asarray(load_default().vectors[start:stop], dtype=np.float64), repeat, axis=0)
-    return V / np.linalg.norm(V, axis=1, keepdims=True)
+    return _unit(np.repeat(load_default().vectors[start:stop], repeat, axis=0))
 
 
 @pytest.mark.parametrize("one_thread", [True, False], ids=["one product", "row blocks"])
@@ -120,8 +119,8 @@ def test_kmeans_iterations_equal_a_plain_lloyd_bit_for_bit(monkeypatch, one_thre
     leaves clusters empty and restarts them."""
     from helpers import enumeration
     monkeypatch.setattr(enumeration, "_ONE_THREAD", one_thread)
-    cases = [(_glove_units(100, 2100), 40, 0), (_glove_units(100, 2100), 40, 1), (_glove_units(500, 1500), 7, 2),
-             (_glove_units(300, 360, repeat=3), 70, 3)]
+    words = _glove_units(100, 2100)
+    cases = [(words, 40, 0), (words, 40, 1), (_glove_units(500, 1500), 7, 2), (_glove_units(300, 360, repeat=3), 70, 3)]
     for U, k, seed in cases:
         labels, centres, inertia = enumeration._lloyd(U, k, np.random.default_rng(seed), 300)
         ref_labels, ref_centres, restarts = _plain_lloyd(U, k, np.random.default_rng(seed))
