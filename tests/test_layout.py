@@ -29,7 +29,7 @@ FLOORS = {
         ["replication"],
     ],
     "grading": [
-        ["grading.warm", "grading.warm_template"],
+        ["grading.warm", "grading.warm_template", "grading.engines"],
         ["grading.flags", "grading.state", "grading.plugins", "grading.sandbox", "grading.judge_runtime",
          "grading.bundle", "grading.cluster", "grading.feedback_page"],
         ["grading.scan"],

@@ -12,6 +12,7 @@ resilient execution), :mod:`~helpers.grading.judge` (hidden tests judged in the 
 in any page), :mod:`~helpers.grading.sandbox` (bubblewrap), :mod:`~helpers.grading.scan` and
 :mod:`~helpers.grading.flags` (flags for a person). Beside them: :mod:`~helpers.grading.state`
 (what a run remembers), :mod:`~helpers.grading.exports`, :mod:`~helpers.grading.feedback`,
-:mod:`~helpers.grading.plugins` (nbgrader plugins named in ``nbgrader_config.py``) and
+:mod:`~helpers.grading.plugins` (nbgrader plugins named in ``nbgrader_config.py``),
+:mod:`~helpers.grading.engines` (one database engine per gradebook in a process) and
 :mod:`~helpers.grading.bundle` (the students' distribution).
 """

@@ -17,6 +17,7 @@ from pathlib import Path
 from nbgrader.converters.autograde import Autograde
 from nbgrader.preprocessors import Execute
 
+from .engines import share_engines
 from .execute import ResilientExecute
 from .flags import read_flags
 from .rendering import ShowStudentText
@@ -265,7 +266,9 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, requir
     process), and nbconvert validates the notebook against nbformat's schema once, after the last step of a
     list, instead of after every step (``Exporter.optimistic_validation``; an invalid result still stops
     the run). On ``01_cosine`` (per submission: two runs of the metadata check, and 14 of the 16 validations)
-    that is about 0.09 CPU-s of the grader's 0.6-0.7 per submission, measured step by step.
+    that is about 0.09 CPU-s of the grader's 0.6-0.7 per submission, measured step by step. And, for this
+    whole process, nbgrader's gradebooks share one SQLAlchemy engine per database
+    (:func:`helpers.grading.engines.share_engines`), so their SQL is compiled once, not at every opening.
 
     Parameters
     ----------
@@ -292,6 +295,7 @@ def configure(cfg, *, sandbox: bool = True, memory_mb: int | None = None, requir
     """
     if sandbox and require_bwrap and find_bwrap() is None:
         raise SandboxError(missing_bwrap_message())
+    share_engines()
     current = cfg.Autograde.get("autograde_preprocessors") or Autograde.class_traits()["autograde_preprocessors"].default()
     swapped = []
     for pp in current:
