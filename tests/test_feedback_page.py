@@ -11,7 +11,10 @@ control that shows each check can fail. Checked:
 * in Debian's Chromium, with every request that is not the file itself refused: the formulas are
   typeset (MathJax's ``mjx-container``), no request is made, no script error, and at 800 px no
   output block is wider than its box (the stock page: its hint runs off the page);
-* without MathJax installed, writing feedback stops with a message that says how to install it.
+* without MathJax installed, writing feedback stops with a message that says how to install it;
+* pages written one after another in one process (compiled templates kept, MathJax written in after
+  nbconvert's last pass) are byte for byte the page written as before (the script through the template,
+  every template compiled for the page), and the second compiles no template.
 """
 from __future__ import annotations
 
@@ -47,7 +50,7 @@ def pages(tmp_path_factory):
     page = root / "feedback" / STUDENT / A / f"{A}.html"
     ours = root / "course.html"
     shutil.copy(page, ours)
-    out = {"course": ours.read_text(encoding="utf-8"), "course_path": ours}
+    out = {"course": ours.read_text(encoding="utf-8"), "course_path": ours, "root": root}
     # the control: nbgrader's own exporter, on the same autograded notebook
     c = nbt.course_config(root)
     c.GenerateFeedback.exporter_class = "nbconvert.exporters.HTMLExporter"
@@ -130,3 +133,45 @@ def test_without_mathjax_the_feedback_says_how_to_install_it(monkeypatch, tmp_pa
     monkeypatch.setenv(mathjax.MATHJAX_ENV, str(tmp_path))  # a MathJax without the full component
     with pytest.raises(RuntimeError, match=r"tex-svg-full\.js is missing"):
         feedback.mathjax_script()
+
+
+def test_pages_in_one_process_are_the_pages_written_alone(pages, monkeypatch):
+    import jinja2
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+
+    from helpers.grading import feedback_page as fp
+
+    class AsBefore(fp.FeedbackExporter):
+        """The page as written before: MathJax through the template's filter, every template compiled for it."""
+
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            self.register_filter("course_mathjax", fp.mathjax_script)
+
+        def _create_environment(self):
+            return HTMLExporter._create_environment(self)
+
+        def from_notebook_node(self, nb, resources=None, **kw):
+            return HTMLExporter.from_notebook_node(self, nb, resources, **kw)
+
+    def page(exporter_class=None) -> str:
+        c = nbt.course_config(pages["root"])
+        if exporter_class is not None:
+            c.GenerateFeedback.exporter_class = exporter_class
+        res = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c).generate_feedback(A, STUDENT, force=True)
+        assert res["success"], res.get("error")
+        return (pages["root"] / "feedback" / STUDENT / A / f"{A}.html").read_text(encoding="utf-8")
+
+    compiled = []
+    original = jinja2.Environment.compile
+    monkeypatch.setattr(jinja2.Environment, "compile",
+                        lambda self, *a, **k: compiled.append(a[1] if len(a) > 1 else k.get("name")) or original(self, *a, **k))
+    before = page(AsBefore)
+    assert before.count(fp.mathjax_script()) == 1 and compiled, "the control compiles its templates and holds MathJax"
+    first = page()
+    compiled.clear()
+    second = page()
+    assert compiled == [], f"the second page compiled {compiled} again"
+    assert first == before and second == before, "a page differs from the page written as before"

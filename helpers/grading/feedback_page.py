@@ -16,12 +16,21 @@ nbconvert's ``HTMLExporter`` with nbgrader's feedback template, changed in two p
   and ``<code>``, so it never typesets outputs or the students' own text, which the feedback shows
   as code (``helpers.grading.rendering.as_text``); only the course's markdown and graders' comments are typeset;
 * :data:`FEEDBACK_CSS` is added after nbconvert's style sheet: outputs wrap their long lines.
+
+Two things make a page cheaper to write without changing a byte of it (``tests/test_feedback_page.py``
+compares the pages): the templates Jinja compiles are kept for the next page of the process (nbconvert
+makes a new Jinja environment for every page), and MathJax is written in after nbconvert's last pass over
+the page's HTML (BeautifulSoup), which otherwise read and wrote its 2.3 MB again. On 01_cosine that took a
+page from 0.5-0.7 to 0.3 CPU-s (BENCHMARKS.md).
 """
 from __future__ import annotations
 
+import os
 import re
+import secrets
 from pathlib import Path
 
+import jinja2
 from nbconvert.exporters import HTMLExporter
 
 from ..mathjax import MathJaxMissing, mathjax_dir
@@ -40,6 +49,20 @@ div.output_area pre, div.output_subarea pre {
     overflow-wrap: anywhere;
 }
 """
+
+
+def _mathjax_path(name: str) -> Path:
+    """The file ``name`` of the installed MathJax 3 (RuntimeError, saying how to install it, if there is none)."""
+    try:
+        es5 = mathjax_dir("pip install django-static-mathjax==3.2.2.1 (requirements.txt pins it) in the "
+                          "environment that runs nbgrader")
+    except MathJaxMissing as exc:
+        raise RuntimeError(f"The feedback pages carry their own MathJax (no page may load it from the web): {exc}") from None
+    path = es5 / name
+    if not path.is_file():
+        raise RuntimeError(f"{path} is missing: the feedback pages need the full MathJax 3 (its {name}); "
+                           "pip install django-static-mathjax==3.2.2.1, or point COURSE_MATHJAX_DIR at a complete es5/ folder.")
+    return path
 
 
 def mathjax_script(name: str = MATHJAX_FILE) -> str:
@@ -63,17 +86,52 @@ def mathjax_script(name: str = MATHJAX_FILE) -> str:
         No MathJax 3 is installed (or ``COURSE_MATHJAX_DIR`` has no such file); the message says how
         to install one.
     """
-    try:
-        es5 = mathjax_dir("pip install django-static-mathjax==3.2.2.1 (requirements.txt pins it) in the "
-                          "environment that runs nbgrader")
-    except MathJaxMissing as exc:
-        raise RuntimeError(f"The feedback pages carry their own MathJax (no page may load it from the web): {exc}") from None
-    path = es5 / name
-    if not path.is_file():
-        raise RuntimeError(f"{path} is missing: the feedback pages need the full MathJax 3 (its {name}); "
-                           "pip install django-static-mathjax==3.2.2.1, or point COURSE_MATHJAX_DIR at a complete es5/ folder.")
+    path = _mathjax_path(name)
     text = path.read_text(encoding="utf-8").replace("<!--", "<\\!--")
     return re.sub(r"</(script)", r"<\\/\1", text, flags=re.IGNORECASE)
+
+
+_SCRIPTS: dict = {}
+
+
+def _mathjax_script_kept(name: str) -> str:
+    """:func:`mathjax_script`, read again only when its file changed (each page of a run carries the same 2.3 MB)."""
+    path = _mathjax_path(name)
+    st = os.stat(path)
+    key = (name, str(path), st.st_mtime_ns, st.st_size)
+    if key not in _SCRIPTS:
+        _SCRIPTS.clear()
+        _SCRIPTS[key] = mathjax_script(name)
+    return _SCRIPTS[key]
+
+
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates, kept in this process for every exporter (nbconvert makes a new Jinja
+    environment, which compiled nbconvert's and nbgrader's templates again, for each page: about a third of the
+    CPU time of a feedback page of 01_cosine). A template is compiled again when its source changes (Jinja
+    compares a checksum of it) and for environments that compile differently (async, extensions, syntax)."""
+
+    def __init__(self):
+        self._store: dict = {}
+
+    @staticmethod
+    def _key(bucket) -> tuple:
+        env = bucket.environment
+        return (bucket.key, env.is_async, tuple(sorted(env.extensions)), env.block_start_string,
+                env.block_end_string, env.variable_start_string, env.variable_end_string, env.comment_start_string,
+                env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks,
+                env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized)
+
+    def load_bytecode(self, bucket) -> None:
+        kept = self._store.get(self._key(bucket))
+        if kept is not None and kept[0] == bucket.checksum:
+            bucket.code = kept[1]
+
+    def dump_bytecode(self, bucket) -> None:
+        self._store[self._key(bucket)] = (bucket.checksum, bucket.code)
+
+
+_COMPILED = _CompiledTemplates()
 
 
 class FeedbackExporter(HTMLExporter):
@@ -95,7 +153,33 @@ class FeedbackExporter(HTMLExporter):
         self.extra_template_basedirs = bases
         self.template_name = TEMPLATE_NAME
         self.template_paths = self._template_paths()  # computed (and kept) for nbgrader's template during __init__
-        self.register_filter("course_mathjax", mathjax_script)
+        # The template writes a mark where MathJax goes, and the page gets the script after nbconvert's last pass
+        # over its HTML (BeautifulSoup, which otherwise parsed and wrote again the script's 2.3 MB for each page).
+        # The mark is random for each page, so a student's text cannot name it. The filter takes Jinja's context,
+        # so Jinja calls it at each rendering and never folds its result into the compiled template, which is kept
+        # for the next page.
+        self._mathjax_marks: dict = {}
+        self.register_filter("course_mathjax", jinja2.pass_context(lambda context, name=MATHJAX_FILE: self._mathjax_mark(name)))
+
+    def _mathjax_mark(self, name: str = MATHJAX_FILE) -> str:
+        _mathjax_script_kept(name)  # a missing MathJax stops the page here, with how to install it
+        return self._mathjax_marks.setdefault(name, f"course-mathjax-{secrets.token_hex(16)}")
+
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.bytecode_cache = _COMPILED
+        return environment
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        """nbconvert's page (:meth:`nbconvert.exporters.HTMLExporter.from_notebook_node`) with MathJax written in."""
+        self._mathjax_marks = {}
+        html, resources = super().from_notebook_node(nb, resources, **kw)
+        for name, mark in self._mathjax_marks.items():
+            if mark not in html:
+                raise RuntimeError(f"The feedback page lost the place of its MathJax ({name}): check the template "
+                                   f"{TEMPLATES / TEMPLATE_NAME}.")
+            html = html.replace(mark, _mathjax_script_kept(name))
+        return html, resources
 
     def _preprocess(self, nb, resources):
         nb, resources = super()._preprocess(nb, resources)
