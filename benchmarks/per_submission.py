@@ -14,6 +14,10 @@ JSON object: per assignment the CPU seconds of
 * ``grader_s`` and ``kernels_s``: each further submission (the median), in this process and in its
   kernels; ``cpu_s`` is their sum, the cost that grows with the size of the class.
 
+With ``--feedback`` each submission's feedback is also written, as ``python -m helpers grade`` does after
+autograding it (nbgrader's ``generate_feedback``, the course's feedback page), and ``feedback_s`` reports the
+median CPU seconds of that step for the further submissions (in this process: it runs no kernel).
+
 With ``--without-judge`` each further submission is graded twice in a row, with the judge and without it
 (its hidden tests not run), and ``without_judge`` reports the second and ``judge_s``, the median of the
 differences: what judging costs on the same notebooks and library, whatever else changed between checkouts.
@@ -81,6 +85,9 @@ def main(argv=None) -> int:
                         help="grade in bubblewrap (kernels' CPU time is then not counted)")
     parser.add_argument("--plain", action="store_true",
                         help="with --sandbox: start every kernel plainly (Sandbox.warm_kernels = False)")
+    parser.add_argument("--feedback", action="store_true",
+                        help="also write each submission's feedback, as `python -m helpers grade` does, and report "
+                             "its CPU seconds (feedback_s)")
     parser.add_argument("--without-judge", action="store_true",
                         help="also grade every further submission once more with the judge switched off (its "
                              "hidden tests not run; the score is then not full marks), alternately, and report "
@@ -110,7 +117,7 @@ def main(argv=None) -> int:
                 students = [f"bench-{a}-{i}" for i in range(args.students + 1)]
                 for student in students:
                     nbt.submit(course, a, student, nbs)
-                runs, bare, full = [], [], True
+                runs, bare, feedback, full = [], [], [], True
                 for i, student in enumerate(students):
                     for judged in (True, False) if (args.without_judge and i) else (True,):
                         with _judge(judged):
@@ -124,6 +131,13 @@ def main(argv=None) -> int:
                             auto = [g for g in nbt.cell_scores(api.coursedir.db_url, a, student).values()
                                     if not g["needs_manual_grade"]]
                             full &= sum(g["score"] for g in auto) == sum(g["max_score"] for g in auto)
+                    if args.feedback:
+                        (g0, k0) = _cpu()
+                        result = api.generate_feedback(a, student, force=True)
+                        (g1, k1) = _cpu()
+                        if not result["success"]:
+                            raise SystemExit(f"generate_feedback {a} {student} failed: {result.get('error')}")
+                        feedback.append(g1 - g0 + k1 - k0)
                 later = runs[1:]
                 if bare:
                     out.setdefault("without_judge", {})[a] = {
@@ -138,6 +152,8 @@ def main(argv=None) -> int:
                     "cpu_s": round(statistics.median(r[0] + r[1] for r in later), 2),
                     "wall_s": round(statistics.median(r[2] for r in later), 2),
                     "full_marks": full, "students": args.students}
+                if feedback:
+                    out["assignments"][a]["feedback_s"] = round(statistics.median(feedback[1:]), 2)
                 print(a, out["assignments"][a], file=sys.stderr, flush=True)
     text = json.dumps(out, indent=1)
     print(text)
