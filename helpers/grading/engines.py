@@ -1,7 +1,7 @@
 """One SQLAlchemy engine per gradebook in a process, so that nbgrader's SQL is compiled once, not at every opening.
 
 nbgrader's ``Gradebook`` makes a new engine (``sqlalchemy.create_engine``) each time it is opened: nine times
-for one submission of 01_cosine (autograde's own steps, the late penalty, the flags, the grades read back).
+while nbgrader autogrades one submission of 01_cosine with the course's steps.
 SQLAlchemy keeps the SQL it compiled in its engine, with the engine's dialect in the cache key, so every
 opening compiled the same queries again, and set up a new dialect at its first connection: 0.1-0.2 of the
 grader's 0.5-0.6 CPU-s per submission (``benchmarks/per_submission.py``, BENCHMARKS.md).
