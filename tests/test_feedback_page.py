@@ -12,9 +12,10 @@ control that shows each check can fail. Checked:
   typeset (MathJax's ``mjx-container``), no request is made, no script error, and at 800 px no
   output block is wider than its box (the stock page: its hint runs off the page);
 * without MathJax installed, writing feedback stops with a message that says how to install it;
-* pages written one after another in one process (compiled templates kept, MathJax written in after
-  nbconvert's last pass) are byte for byte the page written as before (the script through the template,
-  every template compiled for the page), and the second compiles no template.
+* pages written one after another in one process (compiled templates kept; MathJax and the highlighted code
+  written in after nbconvert's last pass, the code as that pass writes it) are byte for byte the page written
+  as before (the script through the template, every template compiled for the page, the whole page through
+  that pass), code cells that are hard to copy exactly included; the second page compiles no template.
 """
 from __future__ import annotations
 
@@ -164,6 +165,17 @@ def test_pages_in_one_process_are_the_pages_written_alone(pages, monkeypatch):
         assert res["success"], res.get("error")
         return (pages["root"] / "feedback" / STUDENT / A / f"{A}.html").read_text(encoding="utf-8")
 
+    # code cells whose highlighted HTML is hard to copy exactly: markup and entities in the source, blank ends,
+    # an empty cell, a cell magic, text that looks like the page's marks
+    import nbformat
+
+    path = pages["root"] / "autograded" / STUDENT / A / f"{A}.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    for source in ["s = '<!-- -->  </pre> </div> &amp; &lt; <script>x</script>'  \t\n\n\n", "", "   \n\t",
+                   "%%bash\necho 'r\u00e9sum\u00e9 \u2014 \u00a0'", "# course-mark-0z <!--course-mark-1z-->"]:
+        nb.cells.append(nbformat.v4.new_code_cell(source))
+    nbformat.write(nb, path)
+
     compiled = []
     original = jinja2.Environment.compile
     monkeypatch.setattr(jinja2.Environment, "compile",
@@ -175,3 +187,4 @@ def test_pages_in_one_process_are_the_pages_written_alone(pages, monkeypatch):
     second = page()
     assert compiled == [], f"the second page compiled {compiled} again"
     assert first == before and second == before, "a page differs from the page written as before"
+    assert "r\u00e9sum\u00e9" in second and "course-mark-0z" in second, "the added cells are on the page"

@@ -17,21 +17,26 @@ nbconvert's ``HTMLExporter`` with nbgrader's feedback template, changed in two p
   as code (``helpers.grading.rendering.as_text``); only the course's markdown and graders' comments are typeset;
 * :data:`FEEDBACK_CSS` is added after nbconvert's style sheet: outputs wrap their long lines.
 
-Two things make a page cheaper to write without changing a byte of it (``tests/test_feedback_page.py``
+Three things make a page cheaper to write without changing a byte of it (``tests/test_feedback_page.py``
 compares the pages): the templates Jinja compiles are kept for the next page of the process (nbconvert
-makes a new Jinja environment for every page), and MathJax is written in after nbconvert's last pass over
-the page's HTML (BeautifulSoup), which otherwise read and wrote its 2.3 MB again. On 01_cosine that took a
-page from 0.5-0.7 to 0.3 CPU-s (BENCHMARKS.md).
+makes a new Jinja environment for every page); MathJax is written in after nbconvert's last pass over the
+page's HTML (BeautifulSoup, which parses the whole page and writes it again), which otherwise read and wrote
+its 2.3 MB again; and so is each code cell's highlighted HTML (most of a page's tags), as that pass writes it,
+kept for the next page that shows the same cell (most cells are the course's, the same for every student).
+BENCHMARKS.md has the measurements.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
 from pathlib import Path
 
 import jinja2
+from bs4 import BeautifulSoup
 from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.highlight import Highlight2HTML
 
 from ..mathjax import MathJaxMissing, mathjax_dir
 
@@ -133,6 +138,10 @@ class _CompiledTemplates(jinja2.BytecodeCache):
 
 _COMPILED = _CompiledTemplates()
 
+#: highlighted code cells kept (their HTML as nbconvert's last pass writes it), by source and highlighting settings
+_CODE: dict = {}
+MAX_CODE_KEPT = 1024
+
 
 class FeedbackExporter(HTMLExporter):
     """nbgrader's feedback page with MathJax inside it and outputs that wrap (module docstring).
@@ -153,17 +162,53 @@ class FeedbackExporter(HTMLExporter):
         self.extra_template_basedirs = bases
         self.template_name = TEMPLATE_NAME
         self.template_paths = self._template_paths()  # computed (and kept) for nbgrader's template during __init__
-        # The template writes a mark where MathJax goes, and the page gets the script after nbconvert's last pass
-        # over its HTML (BeautifulSoup, which otherwise parsed and wrote again the script's 2.3 MB for each page).
-        # The mark is random for each page, so a student's text cannot name it. The filter takes Jinja's context,
-        # so Jinja calls it at each rendering and never folds its result into the compiled template, which is kept
-        # for the next page.
-        self._mathjax_marks: dict = {}
+        # What nbconvert's last pass over the page (BeautifulSoup, which parses the whole page and writes it again)
+        # would only copy is kept out of it: the template writes a mark, and the page gets the text after that
+        # pass. That is MathJax's 2.3 MB, and each code cell's highlighted HTML (most of a page's tags), which is
+        # given here as that pass writes it (parsed and written by BeautifulSoup alone) and kept for the next page
+        # with the same cell. The marks are random for each page, so a student's text cannot name one. The
+        # MathJax filter takes Jinja's context, so Jinja calls it at each rendering and never folds its result
+        # into the compiled template, which is kept for the next page.
+        self._marked: dict = {}
+        self._mark_prefix = ""
+        self._highlight = None  # the highlighter nbconvert registers for the page being written
         self.register_filter("course_mathjax", jinja2.pass_context(lambda context, name=MATHJAX_FILE: self._mathjax_mark(name)))
 
+    def register_filter(self, name, jinja_filter):
+        """nbconvert's, except that while a page is written its code highlighter is wrapped by :meth:`_code_mark`."""
+        if name == "highlight_code" and self._mark_prefix and isinstance(jinja_filter, Highlight2HTML):
+            self._highlight, jinja_filter = jinja_filter, self._code_mark
+        return super().register_filter(name, jinja_filter)
+
+    def _mark(self, text: str, element: bool = False) -> str:
+        """A mark of this page that :meth:`from_notebook_node` replaces by ``text`` after nbconvert's last pass:
+        plain text, or with ``element`` an HTML comment (so that the blank text around it is blank text to that pass,
+        which writes it as it writes blank text beside an element)."""
+        mark = f"{self._mark_prefix}{len(self._marked)}z"
+        if element:
+            mark = f"<!--{mark}-->"
+        self._marked[mark] = text
+        return mark
+
     def _mathjax_mark(self, name: str = MATHJAX_FILE) -> str:
-        _mathjax_script_kept(name)  # a missing MathJax stops the page here, with how to install it
-        return self._mathjax_marks.setdefault(name, f"course-mathjax-{secrets.token_hex(16)}")
+        return self._mark(_mathjax_script_kept(name))  # a missing MathJax stops the page here, with how to install it
+
+    def _code_mark(self, source, language=None, metadata=None):
+        """The ``highlight_code`` filter: the cell's highlighted HTML as nbconvert's last pass writes it, behind a mark."""
+        highlight = self._highlight
+        # what the highlighting depends on (of the cell's metadata, nbconvert reads "magics_language" only; the rest,
+        # execution times among it, differs from student to student)
+        key = (source, language, highlight.pygments_lexer, str((metadata or {}).get("magics_language")),
+               json.dumps(highlight.extra_formatter_options, sort_keys=True, default=str))
+        kept = _CODE.get(key)
+        if kept is None:
+            html = highlight(source, language=language, metadata=metadata)
+            core = html.rstrip()  # the blank end stays outside the mark: the pass writes it with the blank after it
+            kept = (str(BeautifulSoup(core, features="html.parser")), html[len(core):])
+            if len(_CODE) >= MAX_CODE_KEPT:
+                _CODE.clear()
+            _CODE[key] = kept
+        return self._mark(kept[0], element=True) + kept[1]
 
     def _create_environment(self):
         environment = super()._create_environment()
@@ -171,14 +216,23 @@ class FeedbackExporter(HTMLExporter):
         return environment
 
     def from_notebook_node(self, nb, resources=None, **kw):
-        """nbconvert's page (:meth:`nbconvert.exporters.HTMLExporter.from_notebook_node`) with MathJax written in."""
-        self._mathjax_marks = {}
-        html, resources = super().from_notebook_node(nb, resources, **kw)
-        for name, mark in self._mathjax_marks.items():
-            if mark not in html:
-                raise RuntimeError(f"The feedback page lost the place of its MathJax ({name}): check the template "
-                                   f"{TEMPLATES / TEMPLATE_NAME}.")
-            html = html.replace(mark, _mathjax_script_kept(name))
+        """nbconvert's page (:meth:`nbconvert.exporters.HTMLExporter.from_notebook_node`), MathJax and code written in."""
+        self._marked, self._mark_prefix = {}, f"course-mark-{secrets.token_hex(16)}-"
+        prefix = self._mark_prefix
+        try:
+            html, resources = super().from_notebook_node(nb, resources, **kw)
+        finally:
+            self._mark_prefix = ""
+        found = set()
+
+        def put_back(match):
+            found.add(match.group(0))
+            return self._marked[match.group(0)]
+
+        html = re.sub(r"(?:<!--)?" + re.escape(prefix) + r"\d+z(?:-->)?", put_back, html)
+        if len(found) != len(self._marked):
+            raise RuntimeError(f"The feedback page lost {len(self._marked) - len(found)} of its marks (MathJax or code): "
+                               f"check the template {TEMPLATES / TEMPLATE_NAME}.")
         return html, resources
 
     def _preprocess(self, nb, resources):
