@@ -18,6 +18,10 @@ With ``--feedback`` each submission's feedback is also written, as ``python -m h
 autograding it (nbgrader's ``generate_feedback``, the course's feedback page), and ``feedback_s`` reports the
 median CPU seconds of that step for the further submissions (in this process: it runs no kernel).
 
+With ``--distinct-answers`` each student's answer cells end with a comment naming the student, so that no two
+submissions have the same answer cells, as in a class (the grader keeps some work by a cell's source: the
+feedback page's highlighted code); the code run is the same.
+
 With ``--without-judge`` each further submission is graded twice in a row, with the judge and without it
 (its hidden tests not run), and ``without_judge`` reports the second and ``judge_s``, the median of the
 differences: what judging costs on the same notebooks and library, whatever else changed between checkouts.
@@ -74,6 +78,18 @@ def _judge(on: bool):
         execute.judge_for = saved
 
 
+def _signed(nbs: dict, student: str) -> dict:
+    """``nbs`` with each answer cell ending in a comment line that names ``student``."""
+    import copy
+
+    out = copy.deepcopy(nbs)
+    for nb in out.values():
+        for cell in nb.cells:
+            if cell.cell_type == "code" and cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+                cell.source = cell.source.rstrip("\n") + f"\n# {student}\n"
+    return out
+
+
 def main(argv=None) -> int:
     """Measure; print and optionally write the JSON summary."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -88,6 +104,9 @@ def main(argv=None) -> int:
     parser.add_argument("--feedback", action="store_true",
                         help="also write each submission's feedback, as `python -m helpers grade` does, and report "
                              "its CPU seconds (feedback_s)")
+    parser.add_argument("--distinct-answers", action="store_true",
+                        help="end each student's answer cells with a comment naming the student (no two submissions "
+                             "alike, as in a class)")
     parser.add_argument("--without-judge", action="store_true",
                         help="also grade every further submission once more with the judge switched off (its "
                              "hidden tests not run; the score is then not full marks), alternately, and report "
@@ -116,7 +135,7 @@ def main(argv=None) -> int:
                        for nb in nbt.notebook_names(a)}
                 students = [f"bench-{a}-{i}" for i in range(args.students + 1)]
                 for student in students:
-                    nbt.submit(course, a, student, nbs)
+                    nbt.submit(course, a, student, _signed(nbs, student) if args.distinct_answers else nbs)
                 runs, bare, feedback, full = [], [], [], True
                 for i, student in enumerate(students):
                     for judged in (True, False) if (args.without_judge and i) else (True,):
