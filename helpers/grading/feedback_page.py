@@ -148,8 +148,8 @@ class FeedbackExporter(HTMLExporter):
 
     ``GenerateFeedback`` configures ``HTMLExporter`` (template ``feedback``, nbgrader's template
     folder); this exporter puts the course's template in front: its ``course_feedback`` template
-    uses nbgrader's ``feedback`` as base, and the filter ``course_mathjax`` returns
-    :func:`mathjax_script` of a file name.
+    uses nbgrader's ``feedback`` as base, and its filter ``course_mathjax`` marks where
+    :func:`mathjax_script` of a file name goes (written in by :meth:`from_notebook_node`).
     """
 
     def __init__(self, *args, **kwargs):
@@ -176,7 +176,7 @@ class FeedbackExporter(HTMLExporter):
 
     def register_filter(self, name, jinja_filter):
         """nbconvert's, except that while a page is written its code highlighter is wrapped by :meth:`_code_mark`."""
-        if name == "highlight_code" and self._mark_prefix and isinstance(jinja_filter, Highlight2HTML):
+        if name == "highlight_code" and getattr(self, "_mark_prefix", "") and isinstance(jinja_filter, Highlight2HTML):
             self._highlight, jinja_filter = jinja_filter, self._code_mark
         return super().register_filter(name, jinja_filter)
 
