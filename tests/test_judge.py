@@ -48,7 +48,8 @@ def test_values_keep_their_type_and_content():
     serve = _runtime({"echo": echo})
     values = [None, True, 3, 2.5, float("nan"), "ß", [1, 2], (1.5, "a"), {"k": [1]}, {1, 2},
               np.float32(0.25), np.int64(7), np.arange(6.0).reshape(2, 3), np.array(["a", "bc"]),
-              np.zeros((0, 3), dtype=np.float32)]
+              np.zeros((0, 3), dtype=np.float32), np.bool_(True), np.uint8(200), np.float16(-1.5),
+              np.complex64(1 - 2j), np.longdouble(1) / 3, np.str_("ab"), np.datetime64("2017-04-14")]
     answer, dec = _call(serve, "echo", *values)
     back = dec(answer["value"])
     assert isinstance(back, tuple) and len(back) == len(values)
@@ -61,6 +62,19 @@ def test_values_keep_their_type_and_content():
             assert np.isnan(got)
         else:
             assert got == sent
+
+
+def test_numpy_numbers_travel_as_their_dtype_and_bytes_not_as_npy_files():
+    enc = _Encoder()
+    node = enc(np.float32(0.1))
+    assert node == {"t": "npscalar", "d": "<f4", "b": base64.b64encode(np.float32(0.1).tobytes()).decode()}
+    assert enc.arrays == {}
+    assert enc(np.str_("a"))["t"] == "npscalar" and len(enc.arrays) == 1  # other scalars: a 0-d .npy, as before
+    serve = _runtime({"f": lambda: [np.float32(0.1), np.int8(-3)]})
+    answer, dec = _call(serve, "f")
+    assert answer["arrays"] == {} and [n["d"] for n in answer["value"]["v"]] == ["<f4", "|i1"]
+    got = dec(answer["value"])
+    assert type(got[0]) is np.float32 and got[0] == np.float32(0.1) and type(got[1]) is np.int8 and got[1] == -3
 
 
 def test_an_array_passed_twice_is_one_array_in_the_kernel_and_read_only_stays_read_only():
@@ -146,6 +160,10 @@ def test_object_arrays_are_never_loaded():
     {"t": "int", "v": "3"}, {"t": "float", "v": "x"}, {"t": "list", "v": {}}, {"t": "array", "k": "nope"},
     {"t": "dict", "v": [[{"t": "list", "v": []}, {"t": "none"}]]}, {"t": "eval", "v": "1"}, [], "str",
     {"t": "object", "fields": [[1, {"t": "none"}]]}, {"t": "axes", "i": 0},
+    {"t": "npscalar", "d": "|O8", "b": "AAAAAAAAAAA="}, {"t": "npscalar", "d": "<f8", "b": "AAAA"},
+    {"t": "npscalar", "d": "f8,i4", "b": "AAAAAAAAAAAAAAAA"}, {"t": "npscalar", "d": "<V8", "b": "AAAAAAAAAAA="},
+    {"t": "npscalar", "d": 8, "b": "AAAAAAAAAAA="}, {"t": "npscalar", "d": "<f8", "b": "not base64!"},
+    {"t": "npscalar", "d": "<f8"},
 ])
 def test_malformed_answers_are_refused(node):
     with pytest.raises(JudgeError):

@@ -9,7 +9,8 @@ nothing and is trusted with nothing: it never sees an expected value, and whatev
 only a value to judge (a student's code can change what it answers, not what the answer earns).
 
 Plain data, both ways: JSON trees whose nodes carry their type (``{"t": "float", "v": 0.5}``), NumPy
-arrays as ``.npy`` bytes (base64) loaded without pickle, exceptions as their class names and text.
+arrays as ``.npy`` bytes (base64) loaded without pickle, NumPy numbers (bool, integer, float, complex) as
+their dtype and bytes, exceptions as their class names and text.
 Arguments the kernel must build itself are markers: the default embedding, a small embedding, a
 ``numpy.random.Generator`` (its state), a fresh matplotlib Axes (drawn on, then described), a name
 of the notebook (a student's function passed to another), a text file (written to a temporary folder
@@ -61,6 +62,12 @@ class _Decoder:
             if node.get("ro"):
                 a.flags.writeable = False
             return a
+        if t == "npscalar" and "d" in node:  # a bool, integer, float or complex: its dtype and bytes
+            np = _np()
+            dtype = np.dtype(node["d"])
+            if dtype.kind not in "biufc":
+                raise TypeError(f"unknown scalar {node['d']!r}")
+            return np.frombuffer(_b64.b64decode(node["b"]), dtype=dtype)[0]
         if t == "npscalar":
             return self.array(node["k"])[()]
         if t == "rng":
@@ -126,6 +133,8 @@ class _Encoder:
         if np is not None and isinstance(x, np.generic):
             if x.dtype.hasobject:
                 return {"t": "unsupported", "type": type(x).__name__}
+            if x.dtype.kind in "biufc" and x.dtype.fields is None:
+                return {"t": "npscalar", "d": x.dtype.str, "b": _b64.b64encode(x.tobytes()).decode("ascii")}
             return {"t": "npscalar", "k": self.array(np.asarray(x))}
         if type(x) is int:
             return {"t": "int", "v": int(x)}
