@@ -407,6 +407,36 @@ def test_resilient_execute_recovers_and_flags(tmp_path, use_sandbox):
     assert not os.path.lexists(work / "link"), "a symbolic link left by the notebook was not removed"
 
 
+@pytest.mark.parametrize("use_sandbox", [True, False])
+def test_graded_figures_are_drawn_at_their_own_size(tmp_path, use_sandbox):
+    """The grading kernels draw a figure's PNG once, at the figure's size, not cropped to its artists."""
+    import base64
+    import struct
+
+    from nbformat.v4 import new_code_cell, new_notebook
+    from traitlets.config import Config
+
+    from helpers.grading.execute import ResilientExecute
+
+    if use_sandbox:
+        needs_bwrap()
+    nb = new_notebook(cells=[new_code_cell(
+        "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
+        "fig, ax = plt.subplots(figsize=(3, 2), dpi=100, layout='constrained')\n"
+        "ax.plot([0, 1], [1, 0])\nax.set_title('a title')\nplt.show()")])
+    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    c = Config()
+    c.Sandbox.enabled = use_sandbox
+    c.Sandbox.course_root = str(tmp_path / "course")
+    work = tmp_path / "course" / "autograded" / "s" / "a"
+    work.mkdir(parents=True)
+    with nbt.offline_env(tmp_path):
+        ResilientExecute(config=c).preprocess(nb, {"metadata": {"path": str(work)}})
+    images = [base64.b64decode(o.data["image/png"]) for o in nb.cells[0].outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 1, nb.cells[0].outputs
+    assert struct.unpack(">II", images[0][16:24]) == (300, 200)  # cropped to its artists, it would not be
+
+
 def test_resilient_execute_gives_up_after_max_restarts(tmp_path):
     from nbformat.v4 import new_code_cell, new_notebook
     from traitlets.config import Config

@@ -25,6 +25,9 @@ on the worked solutions, see each constant):
   wrote to stderr are always kept, so a failing test cell still fails;
 * **what is kept of an output** (:func:`helpers.grading.rendering.screen_output`): text and PNG/JPEG
   images only, so no HTML or JavaScript reaches the feedback or the formgrader;
+* **figures**: a kernel draws each figure's PNG at the figure's own size (``InlineBackend.print_figure_kwargs``
+  without ``bbox_inches="tight"``, which measures every artist first and crops to them: a quarter of a figure's
+  drawing time); the course's figures use constrained layout, so nothing falls outside them;
 * a notebook that filled its disk (the kernel's working folder and ``/tmp`` are size-limited
   tmpfs in the sandbox, ``c.Sandbox.disk_mb``; checked after its last cell) is flagged.
 
@@ -144,6 +147,13 @@ class ResilientExecute(Execute):
         # after a cell's reply, how long its last outputs may take to arrive (nbclient's 4 s is
         # short for a few MB of output on a busy grading machine; honest cells need far less)
         return 15
+
+    @default("extra_arguments")
+    def _extra_arguments_default(self):
+        # figures as PNGs of the figure's own size: matplotlib_inline's default (bbox_inches="tight") measures
+        # every artist first and crops to what it covers, a quarter of a figure's drawing time. The course's
+        # figures use constrained layout, which keeps every label inside the figure, so they look the same.
+        return ["--InlineBackend.print_figure_kwargs={'bbox_inches': None}"]
 
     def __init__(self, **kw):
         kw.setdefault("kernel_manager_class", SandboxKernelManager)
