@@ -151,7 +151,7 @@ class ResilientExecute(Execute):
     @default("extra_arguments")
     def _extra_arguments_default(self):
         # figures as PNGs of the figure's own size: matplotlib_inline's default (bbox_inches="tight") measures
-        # every artist first and crops to what it covers, a quarter of a figure's drawing time. The course's
+        # every artist first and crops to what it covers, 14-17 % of a figure's drawing time in 01_cosine's two figures. The course's
         # figures use constrained layout, which keeps every label inside the figure, so they look the same.
         return ["--InlineBackend.print_figure_kwargs={'bbox_inches': None}"]
 
