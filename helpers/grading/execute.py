@@ -26,8 +26,8 @@ on the worked solutions, see each constant):
 * **what is kept of an output** (:func:`helpers.grading.rendering.screen_output`): text and PNG/JPEG
   images only, so no HTML or JavaScript reaches the feedback or the formgrader;
 * **figures**: a kernel draws each figure's PNG at the figure's own size (``InlineBackend.print_figure_kwargs``
-  without ``bbox_inches="tight"``, which measures every artist first and crops to them: a quarter of a figure's
-  drawing time); the course's figures use constrained layout, so nothing falls outside them;
+  without ``bbox_inches="tight"``, which measures every artist first and crops to them: 14-17 % of the CPU time
+  of 01_cosine's two figures); the course's figures use constrained layout, so nothing falls outside them;
 * a notebook that filled its disk (the kernel's working folder and ``/tmp`` are size-limited
   tmpfs in the sandbox, ``c.Sandbox.disk_mb``; checked after its last cell) is flagged.
 
@@ -151,8 +151,8 @@ class ResilientExecute(Execute):
     @default("extra_arguments")
     def _extra_arguments_default(self):
         # figures as PNGs of the figure's own size: matplotlib_inline's default (bbox_inches="tight") measures
-        # every artist first and crops to what it covers, 14-17 % of a figure's drawing time in 01_cosine's two figures. The course's
-        # figures use constrained layout, which keeps every label inside the figure, so they look the same.
+        # every artist first and crops to what it covers (14-17 % of the CPU time of 01_cosine's two figures).
+        # The course's figures use constrained layout, which keeps every label inside the figure.
         return ["--InlineBackend.print_figure_kwargs={'bbox_inches': None}"]
 
     def __init__(self, **kw):
