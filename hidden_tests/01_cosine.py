@@ -23,25 +23,28 @@ def cosine_tests(nb, seed):
     with _chk.quiet():
         _chk.check_own_work(cosine, "cosine", "cosine_matrix", "unit_rows", what="cosine",
                             run=lambda: cosine(_rng.normal(size=5), _rng.normal(size=5)))
-        for _ in range(5):
-            _u, _v = _rng.normal(size=(2, 50))
-            _chk.check_close(cosine(_u, _v), _reference.cosine(_u, _v), "cosine of two random 50-d vectors")
-            _chk.check_close(cosine(4.5 * _u, 0.2 * _v), _reference.cosine(_u, _v),
+        # the calls go to the kernel in three requests (cosine.map), made and checked in the order of the checks
+        _pairs = [_rng.normal(size=(2, 50)) for _ in range(5)]
+        _got = iter(cosine.map(_args for _u, _v in _pairs for _args in ((_u, _v), (4.5 * _u, 0.2 * _v), (_u, -2.0 * _u))))
+        for _u, _v in _pairs:
+            _chk.check_close(next(_got), _reference.cosine(_u, _v), "cosine of two random 50-d vectors")
+            _chk.check_close(next(_got), _reference.cosine(_u, _v),
                         "cosine of rescaled vectors (it must not depend on the lengths)")
-            _chk.check_close(cosine(_u, -2.0 * _u), -1.0, "cosine of a vector and a negative multiple of it")
+            _chk.check_close(next(_got), -1.0, "cosine of a vector and a negative multiple of it")
         _kv = load_default()
-        for _a, _b in [("einstein", "shakespeare"), ("flower", "insect"), ("caress", "vomit")]:
-            _x, _y = _kv[_a], _kv[_b]  # float32 vectors straight from the embedding
-            _chk.check_close(cosine(_x, _y), _reference.cosine(_x, _y), "cosine of two float32 word vectors", rtol=1e-5)
-            _chk.check_close(cosine(list(_x), list(_y)), _reference.cosine(_x, _y), "cosine of two word vectors given as lists", rtol=1e-5)
-        _chk.check_type(cosine(_rng.normal(size=7), _rng.normal(size=7)), float, "cosine of two float64 arrays")
-        _chk.check_raises(lambda: cosine(_rng.normal(size=50), np.zeros(50)), ValueError,
-                     "cosine with an all-zero second vector should raise ValueError")
-        _chk.check_raises(lambda: cosine(np.zeros(50), _rng.normal(size=50)), ValueError,
-                     "cosine with an all-zero first vector should raise ValueError")
-        _chk.check_raises(lambda: cosine(_rng.normal(size=50), _rng.normal(size=49)), ValueError,
-                     "cosine of vectors of lengths 50 and 49 should raise ValueError")
-        _chk.check_raises(lambda: cosine([2.0], _rng.normal(size=5)), ValueError,
+        _words = [(_kv[_a], _kv[_b]) for _a, _b in [("einstein", "shakespeare"), ("flower", "insect"), ("caress", "vomit")]]
+        _got = iter(cosine.map(_args for _x, _y in _words for _args in ((_x, _y), (list(_x), list(_y)))))
+        for _x, _y in _words:  # float32 vectors straight from the embedding
+            _chk.check_close(next(_got), _reference.cosine(_x, _y), "cosine of two float32 word vectors", rtol=1e-5)
+            _chk.check_close(next(_got), _reference.cosine(_x, _y), "cosine of two word vectors given as lists", rtol=1e-5)
+        _got = cosine.map([(_rng.normal(size=7), _rng.normal(size=7)), (_rng.normal(size=50), np.zeros(50)),
+                           (np.zeros(50), _rng.normal(size=50)), (_rng.normal(size=50), _rng.normal(size=49)),
+                           ([2.0], _rng.normal(size=5))])
+        _chk.check_type(_got[0], float, "cosine of two float64 arrays")
+        _chk.check_raises(lambda: _got[1], ValueError, "cosine with an all-zero second vector should raise ValueError")
+        _chk.check_raises(lambda: _got[2], ValueError, "cosine with an all-zero first vector should raise ValueError")
+        _chk.check_raises(lambda: _got[3], ValueError, "cosine of vectors of lengths 50 and 49 should raise ValueError")
+        _chk.check_raises(lambda: _got[4], ValueError,
                      "cosine of vectors of lengths 1 and 5 should raise ValueError (no broadcasting)")
         _chk.check_unchanged(cosine, _rng.normal(size=50), _rng.normal(size=50), what="cosine(u, v) of two float64 arrays")
 
@@ -61,13 +64,14 @@ def unit_rows_tests(nb, seed):
         _chk.check_close(_R, _reference.unit_rows(_X), "unit_rows of a 7 x 50 matrix")
         _chk.check_close(np.linalg.norm(_R, axis=1), np.ones(7), "the row lengths of unit_rows(M)")
         _W = load_default().vectors[1000:1012]  # float32, read-only memory map
-        _chk.check_shape(unit_rows(_W), (12, 50), "unit_rows of 12 float32 word vectors")
-        _chk.check_close(unit_rows(_W), _reference.unit_rows(_W), "unit_rows of 12 float32 word vectors", rtol=1e-5)
         _one = _rng.normal(size=(1, 3))
-        _chk.check_close(unit_rows(_one), _reference.unit_rows(_one), "unit_rows of a 1 x 3 matrix")
         _Z = _rng.normal(size=(5, 4))
         _Z[3] = 0.0
-        _chk.check_raises(lambda: unit_rows(_Z), ValueError, "unit_rows of a 5 x 4 matrix whose fourth row is zero should raise ValueError")
+        _got = unit_rows.map([(_W,), (_one,), (_Z,)])  # one request; the answers checked in this order
+        _chk.check_shape(_got[0], (12, 50), "unit_rows of 12 float32 word vectors")
+        _chk.check_close(_got[0], _reference.unit_rows(_W), "unit_rows of 12 float32 word vectors", rtol=1e-5)
+        _chk.check_close(_got[1], _reference.unit_rows(_one), "unit_rows of a 1 x 3 matrix")
+        _chk.check_raises(lambda: _got[2], ValueError, "unit_rows of a 5 x 4 matrix whose fourth row is zero should raise ValueError")
 
 
 def cosine_matrix_tests(nb, seed):
@@ -79,25 +83,28 @@ def cosine_matrix_tests(nb, seed):
         _chk.check_own_work(cosine_matrix, "cosine_matrix", "cosine", "unit_rows", what="cosine_matrix",
                             run=lambda: cosine_matrix(_rng.normal(size=(3, 5)), _rng.normal(size=(2, 5))))
         _A, _B = _rng.normal(size=(6, 50)), _rng.normal(size=(9, 50)) * 3.0
-        _C = cosine_matrix(_A, _B)
-        _chk.check_type(_C, np.ndarray, "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
-        _chk.check_shape(_C, (6, 9), "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
-        _chk.check_close(_C, _reference.cosine_matrix(_A, _B), "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
-        _chk.check_close(np.diag(cosine_matrix(_A, _A)), np.ones(6), "the diagonal of cosine_matrix(U, U)")
         _kv = load_default()
         _spec = weat_test(1)
         _F = lookup(_kv, _spec.target_x.words).vectors
         _P = lookup(_kv, _spec.attribute_a.words).vectors
-        _chk.check_close(cosine_matrix(_F, _P), _reference.cosine_matrix(_F, _P), "cosine_matrix of flowers and pleasant words")
         _w32 = _kv.vectors[[5, 50, 500]]
-        _chk.check_close(cosine_matrix(_w32, _w32[:2]), _reference.cosine_matrix(_w32, _w32[:2]),
-                    "cosine_matrix of float32 word vectors", rtol=1e-5)
-        _chk.check_shape(cosine_matrix(_A[:1], _B), (1, 9), "cosine_matrix of a 1 x 50 and a 9 x 50 matrix")
         _Z = _rng.normal(size=(4, 50))
         _Z[2] = 0.0
-        _chk.check_raises(lambda: cosine_matrix(_A, _Z), ValueError, "cosine_matrix with a zero row in V should raise ValueError")
-        _chk.check_raises(lambda: cosine_matrix(_Z, _A), ValueError, "cosine_matrix with a zero row in U should raise ValueError")
-        _chk.check_raises(lambda: cosine_matrix(_A, _B[:, :49]), ValueError,
+        # one request; the answers checked in the order of the calls
+        _got = cosine_matrix.map([(_A, _B), (_A, _A), (_F, _P), (_w32, _w32[:2]), (_A[:1], _B), (_A, _Z), (_Z, _A),
+                                  (_A, _B[:, :49])])
+        _C = _got[0]
+        _chk.check_type(_C, np.ndarray, "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
+        _chk.check_shape(_C, (6, 9), "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
+        _chk.check_close(_C, _reference.cosine_matrix(_A, _B), "cosine_matrix of a 6 x 50 and a 9 x 50 matrix")
+        _chk.check_close(np.diag(_got[1]), np.ones(6), "the diagonal of cosine_matrix(U, U)")
+        _chk.check_close(_got[2], _reference.cosine_matrix(_F, _P), "cosine_matrix of flowers and pleasant words")
+        _chk.check_close(_got[3], _reference.cosine_matrix(_w32, _w32[:2]),
+                    "cosine_matrix of float32 word vectors", rtol=1e-5)
+        _chk.check_shape(_got[4], (1, 9), "cosine_matrix of a 1 x 50 and a 9 x 50 matrix")
+        _chk.check_raises(lambda: _got[5], ValueError, "cosine_matrix with a zero row in V should raise ValueError")
+        _chk.check_raises(lambda: _got[6], ValueError, "cosine_matrix with a zero row in U should raise ValueError")
+        _chk.check_raises(lambda: _got[7], ValueError,
                      "cosine_matrix of a (6, 50) and a (9, 49) matrix should raise ValueError")
         _chk.check_unchanged(cosine_matrix, _rng.normal(size=(4, 50)), _rng.normal(size=(3, 50)),
                              what="cosine_matrix(U, V) of two float64 matrices (directly or through your unit_rows)")

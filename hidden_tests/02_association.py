@@ -33,14 +33,16 @@ def association_tests(nb, seed):
         _chk.check_own_work(association, "association", what="`association`",
                             run=lambda: association(np.arange(1.0, 6.0), np.eye(5)[:3] + 0.5, -np.eye(5)[:2] - 0.5))
     rng = np.random.default_rng([seed, 20170414])
+    cases = []
     for _ in range(5):
         d = int(rng.integers(3, 40))
         w = rng.normal(size=d) * rng.uniform(0.1, 10)
-        A, B = _rows(rng, 9, d, own_lengths=True), _rows(rng, 9, d)
+        cases.append((w, _rows(rng, 9, d, own_lengths=True), _rows(rng, 9, d)))
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = iter(association.map(args for w, A, B in cases for args in ((w, A, B), (w, B, A), (3.7 * w, A, 0.2 * B))))
+    for w, A, B in cases:
         with _chk.quiet():
-            got = association(w, A, B)
-            swapped = association(w, B, A)
-            scaled = association(3.7 * w, A, 0.2 * B)
+            got, swapped, scaled = next(answers), next(answers), next(answers)
         _chk.check_type(got, float, "association(w, A, B) on random vectors")
         _chk.check_close(got, reference.association(w, A, B),
                          "association(w, A, B) on random vectors of different lengths and set sizes",
@@ -54,16 +56,18 @@ def association_tests(nb, seed):
     kv = load_default()
     spec = weat_test(6)  # career vs. family, on words this notebook does not use
     Av, Bv = vectors(kv, spec.attribute_a.words), vectors(kv, spec.attribute_b.words)
-    for word in ("nurse", "engineer", "home"):
-        wv = vectors(kv, [word])[0]
+    words = [vectors(kv, [word])[0] for word in ("nurse", "engineer", "home")]
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = association.map([(wv, Av, Bv) for wv in words]
+                                  + [(words[-1], Av, np.empty((0, Av.shape[1]))), (Av[:2], Av, Bv)])
+    for i, wv in enumerate(words):
         with _chk.quiet():
-            got = association(wv, Av, Bv)
+            got = answers[i]
         _chk.check_close(got, reference.association(wv, Av, Bv), "association(w, A, B) on GloVe vectors",
                          rtol=1e-6, atol=1e-9)
     with _chk.quiet():
-        _chk.check_raises(lambda: association(wv, Av, np.empty((0, Av.shape[1]))), ValueError,
-                          "association(w, A, B) with an empty B should raise ValueError")
-        _chk.check_raises(lambda: association(Av[:2], Av, Bv), ValueError,
+        _chk.check_raises(lambda: answers[3], ValueError, "association(w, A, B) with an empty B should raise ValueError")
+        _chk.check_raises(lambda: answers[4], ValueError,
                           "association(w, A, B) with a matrix as w should raise ValueError")
         _chk.check_unchanged(association, rng.normal(size=6), rng.normal(size=(3, 6)), rng.normal(size=(2, 6)),
                              what="association(w, A, B) of float64 arrays")
@@ -76,12 +80,15 @@ def associations_tests(nb, seed):
         _chk.check_own_work(associations, "association", what="`associations`",
                             run=lambda: associations(np.eye(5)[:4] + 0.5, np.eye(5)[:3] + 0.5, -np.eye(5)[:2] - 0.5))
     rng = np.random.default_rng([seed, 1608])
+    cases = []
     for _ in range(5):
         d = int(rng.integers(3, 40))
-        W = _rows(rng, 12, d, own_lengths=True)
-        A, B = _rows(rng, 9, d), _rows(rng, 9, d)
+        cases.append((_rows(rng, 12, d, own_lengths=True), _rows(rng, 9, d), _rows(rng, 9, d)))
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = iter(associations.map(cases))
+    for W, A, B in cases:
         with _chk.quiet():
-            got = associations(W, A, B)
+            got = next(answers)
         _chk.check_type(got, np.ndarray, "associations(W, A, B) on random vectors")
         _chk.check_shape(got, (len(W),), "associations(W, A, B) on random vectors")
         _chk.check_close(got, reference.association(W, A, B),
@@ -93,17 +100,16 @@ def associations_tests(nb, seed):
     spec = weat_test(2)  # instruments vs. weapons, pleasant vs. unpleasant
     W = vectors(kv, spec.target_x.words + spec.target_y.words)
     Av, Bv = vectors(kv, spec.attribute_a.words), vectors(kv, spec.attribute_b.words)
-    with _chk.quiet():
-        got = associations(W, Av, Bv)
-        one = associations(W[:1], Av, Bv)
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = associations.map([(W, Av, Bv), (W[:1], Av, Bv), (W, np.empty((0, W.shape[1])), Bv),
+                                    (W, Av, np.empty((0, W.shape[1])))])
+        got, one = answers[0], answers[1]
     _chk.check_close(got, reference.association(W, Av, Bv), "associations(W, A, B) on 50 GloVe word vectors",
                      rtol=1e-6, atol=1e-9)
     _chk.check_shape(one, (1,), "associations(W, A, B) for a matrix W with a single row")
     with _chk.quiet():
-        _chk.check_raises(lambda: associations(W, np.empty((0, W.shape[1])), Bv), ValueError,
-                          "associations(W, A, B) with an empty A should raise ValueError")
-        _chk.check_raises(lambda: associations(W, Av, np.empty((0, W.shape[1]))), ValueError,
-                          "associations(W, A, B) with an empty B should raise ValueError")
+        _chk.check_raises(lambda: answers[2], ValueError, "associations(W, A, B) with an empty A should raise ValueError")
+        _chk.check_raises(lambda: answers[3], ValueError, "associations(W, A, B) with an empty B should raise ValueError")
         _chk.check_unchanged(associations, rng.normal(size=(4, 6)), rng.normal(size=(3, 6)), rng.normal(size=(2, 6)),
                              what="associations(W, A, B) of float64 arrays")
 

@@ -65,16 +65,17 @@ def differential_association_tests(nb, seed):
                      "sum over X minus the sum over Y, and for each word the mean cosine with A minus the mean cosine "
                      "with B.")
     rng = np.random.default_rng([seed, 356183])
-    for _ in range(5):
-        X, Y, A, B = _random_sets(rng, attribute_lengths=False)
+    cases = [_random_sets(rng, attribute_lengths=False) for _ in range(5)]
+    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
+        answers = iter(differential_association.map(args for X, Y, A, B in cases for args in (
+            (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
+            (np.vstack([X, X]), np.vstack([Y, Y]), A, B), (Y, X, A, B), (X, Y, B, A))))
+    for X, Y, A, B in cases:
         with _chk.quiet():
             got = _chk.check_unchanged(differential_association, X, Y, A, B,
                                        what="differential_association(X, Y, A, B)")
-            rescaled_targets = differential_association(_rescaled(X, 0.5, 4.0), Y, A, B)
-            rescaled_attributes = differential_association(X, Y, _rescaled(A, 0.5, 4.0), B)
-            doubled = differential_association(np.vstack([X, X]), np.vstack([Y, Y]), A, B)
-            swap_targets = differential_association(Y, X, A, B)
-            swap_attributes = differential_association(X, Y, B, A)
+            rescaled_targets, rescaled_attributes, doubled, swap_targets, swap_attributes = [
+                next(answers) for _ in range(5)]
         _chk.check_type(got, float, "differential_association on random vectors")
         _chk.check_close(rescaled_targets, got, "differential_association after rescaling each target vector of X "
                          "(which should not change it)", rtol=1e-7, atol=1e-10,
@@ -98,24 +99,27 @@ def differential_association_tests(nb, seed):
                          hint="Each target word's score is the mean (not the sum) of its cosines with A minus the "
                               "mean of its cosines with B; the statistic is the sum of the scores over X minus the sum "
                               "over Y.")
-    for row in (8, 10):  # rows this notebook does not use
-        sets = _glove_sets(row)
+    glove = [_glove_sets(row) for row in (8, 10)]  # rows this notebook does not use
+    X, Y, A, B = glove[-1]
+    empty = np.empty((0, 50))
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = differential_association.map([tuple(sets) for sets in glove] + [
+            (X[:5], Y[:4], A, B), (Y[:3], X[:6], A, B), (empty, empty, A, B), (X, Y, empty, B), (X, Y, A, empty)])
+    for i, sets in enumerate(glove):
         with _chk.quiet():
-            got = differential_association(*sets)
+            got = answers[i]
         _chk.check_close(got, reference.differential_association(*sets), "differential_association on GloVe vectors "
                          "of another row of Table 1", rtol=1e-6, atol=1e-9)
-    X, Y, A, B = sets
-    empty = np.empty((0, 50))
     with _chk.quiet():
-        _chk.check_raises(lambda: differential_association(X[:5], Y[:4], A, B), ValueError,
+        _chk.check_raises(lambda: answers[2], ValueError,
                           "differential_association with 5 words in X and 4 in Y should raise ValueError")
-        _chk.check_raises(lambda: differential_association(Y[:3], X[:6], A, B), ValueError,
+        _chk.check_raises(lambda: answers[3], ValueError,
                           "differential_association with 3 words in X and 6 in Y should raise ValueError")
-        _chk.check_raises(lambda: differential_association(empty, empty, A, B), ValueError,
+        _chk.check_raises(lambda: answers[4], ValueError,
                           "differential_association with empty X and Y should raise ValueError")
-        _chk.check_raises(lambda: differential_association(X, Y, empty, B), ValueError,
+        _chk.check_raises(lambda: answers[5], ValueError,
                           "differential_association with an empty A should raise ValueError")
-        _chk.check_raises(lambda: differential_association(X, Y, A, empty), ValueError,
+        _chk.check_raises(lambda: answers[6], ValueError,
                           "differential_association with an empty B should raise ValueError")
 
 
@@ -127,13 +131,17 @@ def attribute_direction_tests(nb, seed):
                             what="`attribute_direction`",
                             run=lambda: attribute_direction(*_OWN_WORK_SETS[2:]))
     rng = np.random.default_rng([seed, 2016])
+    cases = []
     for _ in range(5):
         d = int(rng.integers(3, 40))
-        A, B = _rows(rng, int(rng.integers(1, 9)), d), _rows(rng, int(rng.integers(1, 9)), d)
+        cases.append((d, _rows(rng, int(rng.integers(1, 9)), d), _rows(rng, int(rng.integers(1, 9)), d)))
+    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
+        answers = iter(attribute_direction.map(args for _, A, B in cases for args in (
+            (_rescaled(A, 0.5, 4.0), _rescaled(B, 3.0, 0.2)), (np.vstack([A, A]), np.vstack([B, B])))))
+    for d, A, B in cases:
         with _chk.quiet():
             got = _chk.check_unchanged(attribute_direction, A, B, what="attribute_direction(A, B)")
-            rescaled = attribute_direction(_rescaled(A, 0.5, 4.0), _rescaled(B, 3.0, 0.2))
-            doubled = attribute_direction(np.vstack([A, A]), np.vstack([B, B]))
+            rescaled, doubled = next(answers), next(answers)
         _chk.check_type(got, np.ndarray, "attribute_direction on random vectors")
         _chk.check_shape(got, (d,), "attribute_direction on random vectors")
         _chk.check_close(rescaled, got, "attribute_direction after rescaling each attribute vector (which should not "
@@ -153,17 +161,16 @@ def attribute_direction_tests(nb, seed):
                               "plain difference of the two means of unit vectors, and its length matters.")
     X, Y, A, B = _glove_sets(6)  # career vs. family, on names
     W = np.vstack([X, Y])
-    with _chk.quiet():
-        got = attribute_direction(A, B)
+    empty = np.empty((0, 50))
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = attribute_direction.map([(A, B), (A, empty), (empty, B)])
+        got = answers[0]
     _chk.check_close(reference.unit_rows(W) @ got, reference.association(W, A, B),
                      "the unit target vectors dotted with attribute_direction(A, B), which should equal s(w, A, B) for "
                      "every word (career vs. family, on names)", rtol=1e-6, atol=1e-9)
-    empty = np.empty((0, 50))
     with _chk.quiet():
-        _chk.check_raises(lambda: attribute_direction(A, empty), ValueError,
-                          "attribute_direction with an empty B should raise ValueError")
-        _chk.check_raises(lambda: attribute_direction(empty, B), ValueError,
-                          "attribute_direction with an empty A should raise ValueError")
+        _chk.check_raises(lambda: answers[1], ValueError, "attribute_direction with an empty B should raise ValueError")
+        _chk.check_raises(lambda: answers[2], ValueError, "attribute_direction with an empty A should raise ValueError")
 
 
 def differential_association_centroid_tests(nb, seed):
@@ -181,13 +188,15 @@ def differential_association_centroid_tests(nb, seed):
                      "sign: the sum over X minus the sum over Y, dotted with the centroid of A minus the centroid of "
                      "B.")
     rng = np.random.default_rng([seed, 1708])
-    for _ in range(5):
-        X, Y, A, B = _random_sets(rng, attribute_lengths=True)
+    cases = [_random_sets(rng, attribute_lengths=True) for _ in range(5)]
+    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
+        answers = iter(centroid_form.map(args for X, Y, A, B in cases for args in (
+            (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
+            (np.vstack([X, X]), np.vstack([Y, Y]), A, B))))
+    for X, Y, A, B in cases:
         with _chk.quiet():
             got = _chk.check_unchanged(centroid_form, X, Y, A, B, what="differential_association_centroid(X, Y, A, B)")
-            rescaled_targets = centroid_form(_rescaled(X, 0.5, 4.0), Y, A, B)
-            rescaled_attributes = centroid_form(X, Y, _rescaled(A, 0.5, 4.0), B)
-            doubled = centroid_form(np.vstack([X, X]), np.vstack([Y, Y]), A, B)
+            rescaled_targets, rescaled_attributes, doubled = next(answers), next(answers), next(answers)
         _chk.check_type(got, float, "differential_association_centroid on random vectors")
         _chk.check_close(rescaled_targets, got, "differential_association_centroid after rescaling each target vector "
                          "of X (which should not change it)", rtol=1e-7, atol=1e-10,
@@ -204,16 +213,18 @@ def differential_association_centroid_tests(nb, seed):
                          rtol=1e-7, atol=1e-10,
                          hint="Dot the difference of the target sums with attribute_direction(A, B) as it is (not "
                               "rescaled to length 1), and make sure attribute_direction passes its own test cell.")
-    for row in (8, 10):
-        sets = _glove_sets(row)
+    glove = [_glove_sets(row) for row in (8, 10)]
+    X, Y, A, B = glove[-1]
+    empty = np.empty((0, 50))
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = centroid_form.map([tuple(sets) for sets in glove] + [(X[:5], Y[:4], A, B), (empty, empty, A, B)])
+    for i, sets in enumerate(glove):
         with _chk.quiet():
-            got = centroid_form(*sets)
+            got = answers[i]
         _chk.check_close(got, reference.differential_association(*sets), "differential_association_centroid on GloVe "
                          "vectors of another row of Table 1", rtol=1e-6, atol=1e-9)
-    X, Y, A, B = sets
-    empty = np.empty((0, 50))
     with _chk.quiet():
-        _chk.check_raises(lambda: centroid_form(X[:5], Y[:4], A, B), ValueError,
+        _chk.check_raises(lambda: answers[2], ValueError,
                           "differential_association_centroid with 5 words in X and 4 in Y should raise ValueError")
-        _chk.check_raises(lambda: centroid_form(empty, empty, A, B), ValueError,
+        _chk.check_raises(lambda: answers[3], ValueError,
                           "differential_association_centroid with empty X and Y should raise ValueError")

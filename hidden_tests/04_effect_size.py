@@ -10,6 +10,7 @@ from scipy import stats
 
 from helpers import statistics as reference
 from helpers.embeddings import load_default
+from helpers.grading.judge import Call
 from helpers.grading.judge import checks as _chk
 from helpers.weat import run_weat
 from helpers.wordsets import weat_test
@@ -31,18 +32,18 @@ def effect_size_tests(nb, seed):
         _chk.check_own_work(effect_size, *_OWN, what="`effect_size`",
                             run=lambda: effect_size([0.3, 0.1, 0.2], [0.0, -0.1]))
     rng = np.random.default_rng([seed, 20170414])
-    for nx, ny in [(8, 8), (5, 7), (25, 25), (1, 3)]:
-        sx, sy = rng.normal(0.05, 0.1, nx), rng.normal(-0.03, 0.1, ny)
+    cases = [(nx, ny, rng.normal(0.05, 0.1, nx), rng.normal(-0.03, 0.1, ny)) for nx, ny in [(8, 8), (5, 7), (25, 25), (1, 3)]]
+    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
+        answers = iter(effect_size.map(call for _, _, sx, sy in cases for call in (
+            Call(sx, sy, ddof=0), Call(list(sx), list(sy)), Call(sy, sx, ddof=1), Call(10.0 * sx, 10.0 * sy, ddof=1),
+            Call(np.concatenate([sx, sx]), np.concatenate([sy, sy]), ddof=0))))
+    for nx, ny, sx, sy in cases:
         N = nx + ny
         sizes = f"{nx} + {ny} scores"
         expected = reference.effect_size_from_scores(sx, sy, ddof=1)
         with _chk.quiet():
             d1 = _chk.check_unchanged(effect_size, sx, sy, ddof=1, what=f"effect_size(sx, sy, ddof=1) on {sizes}")
-            d0 = effect_size(sx, sy, ddof=0)
-            d_default = effect_size(list(sx), list(sy))
-            d_swapped = effect_size(sy, sx, ddof=1)
-            d_scaled = effect_size(10.0 * sx, 10.0 * sy, ddof=1)
-            d0_doubled = effect_size(np.concatenate([sx, sx]), np.concatenate([sy, sy]), ddof=0)
+            d0, d_default, d_swapped, d_scaled, d0_doubled = [next(answers) for _ in range(5)]
         _chk.check_type(d1, float, f"effect_size on {sizes}")
         assert (d1 > 0) == (expected > 0), (
             f"effect_size(sx, sy, ddof=1) on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus "
@@ -72,20 +73,24 @@ def effect_size_tests(nb, seed):
         _chk.check_close(d_default, d1, f"effect_size(sx, sy) without ddof, on {sizes} given as lists, which should "
                          "equal effect_size(sx, sy, ddof=1)", rtol=1e-9,
                          hint="The default is ddof=1, the sample standard deviation; lists must work like arrays.")
+    runs = []
     for row in (6, 7):
         t = weat_test(row)
-        r = run_weat(load_default(), t.target_x.used_by_paper, t.target_y.used_by_paper, t.attribute_a.used_by_paper,
-                     t.attribute_b.used_by_paper, rng=0)
+        runs.append((row, run_weat(load_default(), t.target_x.used_by_paper, t.target_y.used_by_paper,
+                                   t.attribute_a.used_by_paper, t.attribute_b.used_by_paper, rng=0)))
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = effect_size.map([(r.scores_x, r.scores_y) for _, r in runs] + [
+            ([0.5, 0.25], []), ([0.25, 0.25], [0.25]), Call([0.25, 0.25], [0.25, 0.25], ddof=0)])
+    for i, (row, r) in enumerate(runs):
         with _chk.quiet():
-            d = effect_size(r.scores_x, r.scores_y)
+            d = answers[i]
         _chk.check_close(d, reference.effect_size_from_scores(r.scores_x, r.scores_y, ddof=1),
                          f"effect_size on the GloVe scores of Table 1, row {row}", rtol=1e-9)
     with _chk.quiet():
-        _chk.check_raises(lambda: effect_size([0.5, 0.25], []), ValueError,
-                          "effect_size with an empty Y should raise ValueError")
-        _chk.check_raises(lambda: effect_size([0.25, 0.25], [0.25]), ValueError,
+        _chk.check_raises(lambda: answers[2], ValueError, "effect_size with an empty Y should raise ValueError")
+        _chk.check_raises(lambda: answers[3], ValueError,
                           "effect_size with all scores equal (standard deviation 0) should raise ValueError")
-        _chk.check_raises(lambda: effect_size([0.25, 0.25], [0.25, 0.25], ddof=0), ValueError,
+        _chk.check_raises(lambda: answers[4], ValueError,
                           "effect_size with all scores equal and ddof=0 should raise ValueError")
 
 
@@ -99,19 +104,21 @@ def max_effect_size_tests(nb, seed):
     max_effect_size = nb.max_effect_size
     with _chk.quiet():
         _chk.check_own_work(max_effect_size, *_OWN, what="`max_effect_size`", run=lambda: max_effect_size(3, 1))
-    for ddof in (0, 1):
-        for n in (1, 2, 6, 8, 25, 100):
-            with _chk.quiet():
-                m = max_effect_size(n, ddof)
-            _chk.check_type(m, float, f"max_effect_size({n}, {ddof})")
-            # the most extreme configuration reaches the bound
-            _chk.check_close(m, reference.effect_size_from_scores([1.0] * n, [-1.0] * n, ddof=ddof),
-                             f"max_effect_size({n}, {ddof}), the bound with ddof={ddof} for {n} + {n} target words,",
-                             rtol=1e-9, hint=_BOUND_HINTS[ddof])
+    cases = [(n, ddof) for ddof in (0, 1) for n in (1, 2, 6, 8, 25, 100)]
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = max_effect_size.map(cases + [(8, 2), (-3, 1)])
+    for i, (n, ddof) in enumerate(cases):
+        with _chk.quiet():
+            m = answers[i]
+        _chk.check_type(m, float, f"max_effect_size({n}, {ddof})")
+        # the most extreme configuration reaches the bound
+        _chk.check_close(m, reference.effect_size_from_scores([1.0] * n, [-1.0] * n, ddof=ddof),
+                         f"max_effect_size({n}, {ddof}), the bound with ddof={ddof} for {n} + {n} target words,",
+                         rtol=1e-9, hint=_BOUND_HINTS[ddof])
     with _chk.quiet():
-        _chk.check_raises(lambda: max_effect_size(8, 2), ValueError,
+        _chk.check_raises(lambda: answers[len(cases)], ValueError,
                           "max_effect_size(8, 2) should raise ValueError (ddof must be 0 or 1)")
-        _chk.check_raises(lambda: max_effect_size(-3, 1), ValueError, "max_effect_size(-3, 1) should raise ValueError")
+        _chk.check_raises(lambda: answers[len(cases) + 1], ValueError, "max_effect_size(-3, 1) should raise ValueError")
 
 
 def cohens_d_tests(nb, seed):
@@ -120,16 +127,18 @@ def cohens_d_tests(nb, seed):
     with _chk.quiet():
         _chk.check_own_work(cohens_d, *_OWN, what="`cohens_d`", run=lambda: cohens_d([0.3, 0.1, 0.2], [0.0, -0.1]))
     rng = np.random.default_rng([seed, 1998])
-    for nx, ny, shift in [(8, 8, 0.5), (4, 9, 1.0), (30, 30, 6.0), (1, 2, 1.0)]:
-        sx, sy = rng.normal(shift, 1.0, nx), rng.normal(0.0, 1.5, ny)
+    cases = [(nx, ny, rng.normal(shift, 1.0, nx), rng.normal(0.0, 1.5, ny))
+             for nx, ny, shift in [(8, 8, 0.5), (4, 9, 1.0), (30, 30, 6.0), (1, 2, 1.0)]]
+    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
+        answers = iter(cohens_d.map(args for _, _, sx, sy in cases
+                                    for args in ((list(sx), sy), (sy, sx), (10.0 * sx, 10.0 * sy))))
+    for nx, ny, sx, sy in cases:
         sizes = f"{nx} + {ny} scores"
         # the two-sample t statistic with equal variances is d / sqrt(1/n_X + 1/n_Y)
         expected = stats.ttest_ind(sx, sy, equal_var=True).statistic * np.sqrt(1 / nx + 1 / ny)
         with _chk.quiet():
             c = _chk.check_unchanged(cohens_d, sx, sy, what=f"cohens_d(sx, sy) on {sizes}")
-            c_list = cohens_d(list(sx), sy)
-            c_swapped = cohens_d(sy, sx)
-            c_scaled = cohens_d(10.0 * sx, 10.0 * sy)
+            c_list, c_swapped, c_scaled = next(answers), next(answers), next(answers)
         _chk.check_type(c, float, f"cohens_d on {sizes}")
         assert (c > 0) == (expected > 0), (
             f"cohens_d on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus the mean of Y, "
@@ -149,10 +158,9 @@ def cohens_d_tests(nb, seed):
                               "one group's standard deviation.")
         _chk.check_close(c_list, c, f"cohens_d on {sizes} with X given as a list", rtol=1e-9,
                          hint="Convert the inputs with np.asarray(..., dtype=float).")
-    with _chk.quiet():
-        _chk.check_raises(lambda: cohens_d([], [1.0, 2.0]), ValueError,
-                          "cohens_d with an empty X should raise ValueError")
-        _chk.check_raises(lambda: cohens_d([1.0], [0.5]), ValueError,
-                          "cohens_d with only 2 scores should raise ValueError")
-        _chk.check_raises(lambda: cohens_d([1.0, 1.0], [0.0, 0.0]), ValueError,
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = cohens_d.map([([], [1.0, 2.0]), ([1.0], [0.5]), ([1.0, 1.0], [0.0, 0.0])])
+        _chk.check_raises(lambda: answers[0], ValueError, "cohens_d with an empty X should raise ValueError")
+        _chk.check_raises(lambda: answers[1], ValueError, "cohens_d with only 2 scores should raise ValueError")
+        _chk.check_raises(lambda: answers[2], ValueError,
                           "cohens_d with a zero within-group standard deviation should raise ValueError")

@@ -11,6 +11,7 @@ import io
 import os
 import tempfile
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +76,62 @@ def test_numpy_numbers_travel_as_their_dtype_and_bytes_not_as_npy_files():
     assert answer["arrays"] == {} and [n["d"] for n in answer["value"]["v"]] == ["<f4", "|i1"]
     got = dec(answer["value"])
     assert type(got[0]) is np.float32 and got[0] == np.float32(0.1) and type(got[1]) is np.int8 and got[1] == -3
+
+
+class _ServeChannel:
+    """A channel that hands each request to the runtime's ``serve`` in this process (no kernel)."""
+
+    def __init__(self, serve):
+        self.serve = serve
+        self.requests = []
+
+    def request(self, payload, calls=1):
+        self.requests.append((payload["op"], calls))
+        return _Channel._decode(self.serve(json.dumps(payload)))
+
+
+def test_map_makes_the_calls_in_order_in_one_request_each_with_its_own_copies():
+    made = []
+
+    def bump(a, step):
+        made.append(step)
+        a += step  # changes its argument: the next call must still get the grader's values
+        if step == 3:
+            raise ValueError(f"no {step}s")
+        return a
+
+    channel = _ServeChannel(_runtime({"bump": bump}))
+    x = np.zeros(2)
+    got = Remote(channel, "bump").map((x, step) for step in (1, 2, 3, 4))
+    assert channel.requests == [("map", 4)] and made == [1, 2, 3, 4]
+    assert len(got) == 4 and np.array_equal(x, np.zeros(2))
+    assert np.array_equal(got[0], [1.0, 1.0]) and np.array_equal(got[1], [2.0, 2.0])
+    for _ in range(2):  # read twice, raised twice
+        with pytest.raises(ValueError, match="no 3s"):
+            got[2]
+    assert np.array_equal(got[3], [4.0, 4.0]) and np.array_equal(got[-1], [4.0, 4.0])
+    seen = []
+    with pytest.raises(ValueError):
+        for value in got:  # read in order: the exception comes where the third call's answer is read
+            seen.append(value)
+    assert len(seen) == 2 and len(got[3:]) == 1
+    assert len(Remote(channel, "bump").map([])) == 0
+    got = Remote(channel, "bump").map([judge.Call(x, step=5), (x, 6)])
+    assert np.array_equal(got[0], [5.0, 5.0]) and np.array_equal(got[1], [6.0, 6.0]) and made[-2:] == [5, 6]
+
+
+def test_map_answers_are_checked_like_single_answers():
+    channel = _ServeChannel(_runtime({"f": lambda: np.array([{"a": 1}], dtype=object), "g": lambda: 1}))
+    assert isinstance(Remote(channel, "f").map([()])[0], judge.Opaque)
+    with pytest.raises(NameError):
+        Remote(channel, "undefined").map([()])[0]
+    with pytest.raises(TypeError, match="Axes"):
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        Remote(channel, "g").map([(ax,)])
+    forged = _ServeChannel(lambda request: json.dumps({"answers": [{"value": {"t": "int", "v": 1}}]}))
+    with pytest.raises(JudgeError, match="answers"):
+        Remote(forged, "g").map([(), ()])  # two calls, one answer
 
 
 def test_an_array_passed_twice_is_one_array_in_the_kernel_and_read_only_stays_read_only():
@@ -442,6 +499,46 @@ def test_a_call_that_never_returns_is_interrupted(kernel):
             nb.slow()
     # the kernel still answers afterwards
     assert NotebookProxy(_Channel(kernel, timeout=30)).cosine([1.0], [2.0]) == 1.0
+
+
+def test_map_against_a_real_kernel_and_a_stuck_call_in_it(kernel):
+    cosine = Remote(_Channel(kernel, timeout=30), "cosine")
+    got = cosine.map([([1.0, 0.0], [1.0, 1.0]), ([1.0], [2.0]), ([1.0, 2.0], [1.0])])
+    assert got[0] == pytest.approx(2 ** -0.5) and got[1] == 1.0
+    with pytest.raises(ValueError):
+        got[2]
+    started = time.monotonic()
+    with pytest.raises(judge.KernelStuck):  # stopped within the time limit of one call (and the progress slack)
+        Remote(_Channel(kernel, timeout=1), "slow").map([(), (), (), ()])
+    assert 1 <= time.monotonic() - started < 1 + judge.PROGRESS_EVERY + 10 + 3
+    assert cosine([1.0], [2.0]) == 1.0
+    # calls that each take less than the limit, but more than it together: the kernel's progress reports count
+    kernel.kc.execute_interactive("def nap(s):\n    import time\n    time.sleep(s)\n    return s\n", timeout=30)
+    assert cosine([1.0], [2.0]) == 1.0 and judge._COMMS[kernel.kc]  # the comm is open
+    assert list(Remote(_Channel(kernel, timeout=1.5), "nap").map([(0.7,)] * 4)) == [0.7] * 4
+
+
+def test_forged_progress_reports_cannot_hold_the_grader(kernel):
+    """A student's function that sends progress reports itself, and keeps running, is still interrupted when
+    all the calls' time limits have passed."""
+    kernel.kc.execute_interactive(
+        "def forge():\n    import time\n    from comm import get_comm_manager\n    start = time.monotonic()\n"
+        "    while time.monotonic() - start < 20:\n"
+        "        for c in list(get_comm_manager().comms.values()):\n            c.send({'progress': 1})\n"
+        "        time.sleep(0.2)\n    return 'done'\n", timeout=30)
+    assert Remote(_Channel(kernel, timeout=30), "cosine")([1.0], [2.0]) == 1.0  # the comm is open
+    assert judge._COMMS[kernel.kc]
+    started = time.monotonic()
+    with pytest.raises(judge.KernelStuck):
+        Remote(_Channel(kernel, timeout=1), "forge").map([(), ()])
+    assert time.monotonic() - started < 2 * 1 + judge.PROGRESS_EVERY + 10 + 3
+    assert Remote(_Channel(kernel, timeout=30), "cosine")([1.0], [2.0]) == 1.0
+
+
+def test_the_runtime_reports_progress_as_often_as_the_judge_expects():
+    ns = {"__name__": "__weat_judge__", "user_ns": {}}
+    exec(judge.RUNTIME, ns)  # noqa: S102 - the course's own file
+    assert ns["PROGRESS_EVERY"] == judge.PROGRESS_EVERY
 
 
 def test_a_deleted_runtime_is_defined_again(kernel):

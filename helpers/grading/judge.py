@@ -33,6 +33,9 @@ A hidden-test module looks like this::
             u, v = rng.normal(size=(2, 50))
             _chk.check_close(cosine(u, v), _reference.cosine(u, v), "cosine of two random 50-d vectors")
 
+Each call is a request to the kernel and back (a few milliseconds of CPU on each side); ``cosine.map(calls)``
+(:meth:`Remote.map`) makes many calls in one request, each still with the time limit of one call.
+
 See CONTRIBUTING.md, "Adding an exercise", and docs/INSTRUCTORS.md, "What a submission can and cannot do".
 """
 from __future__ import annotations
@@ -40,6 +43,7 @@ from __future__ import annotations
 import ast
 import base64
 import builtins
+import collections.abc
 import contextlib
 import contextvars
 import dataclasses
@@ -71,12 +75,13 @@ from .flags import add_flag, grade_id
 from .sandbox import package_dir
 from .scan import parse_python
 
-__all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "TextFile",
+__all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "TextFile", "Call", "Results",
            "NotebookProxy", "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package",
            "submission_seed", "load_cases", "function_definition"]
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
 COMM_TARGET = "weat_judge"           # the comm target of the judge's requests (given to judge_runtime.open_channel)
+PROGRESS_EVERY = 1.0    # seconds: the runtime's PROGRESS_EVERY (judge_runtime.py), the most between its reports
 MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
 # nbgrader's own hidden-test marker, refused in a graded notebook (those tests would run in the student's
 # kernel); spelled in two parts so that it never stands whole in a file of the package (the student bundle
@@ -503,15 +508,18 @@ class _Channel:
     if it is missing and opens the comm again for the next request. Either way the answer is only a value.
     """
 
-    def __init__(self, executor, timeout: float):
+    def __init__(self, executor, timeout: float, budget: float | None = None):
         self.executor = executor
-        self.timeout = timeout
+        self.timeout = timeout  # seconds one call of the student's code may take
+        self.end = None if budget is None else time.monotonic() + budget  # the notebook's time budget runs out
 
-    def request(self, payload: dict) -> dict:
+    def request(self, payload: dict, calls: int = 1) -> dict:
+        """The kernel's answer to ``payload``; ``calls``: how many calls of the student's code it makes (each
+        may take the time limit of one call)."""
         from nbclient.util import run_sync
-        return run_sync(self._request)(payload)
+        return run_sync(self._request)(payload, calls)
 
-    async def _request(self, payload: dict) -> dict:
+    async def _request(self, payload: dict, calls: int = 1) -> dict:
         kc = self.executor.kc
         if kc is None:
             raise JudgeError("the kernel is not running")
@@ -519,12 +527,12 @@ class _Channel:
         state = _COMMS.get(kc)
         if state:
             comm_id, answered = state
-            text = await self._via_comm(kc, comm_id, request)
+            text = await self._via_comm(kc, comm_id, request, calls)
             if text is not None:
                 _COMMS[kc] = (comm_id, True)
                 return self._decode(text)
             _COMMS[kc] = None if answered else False  # a restarted kernel: open it again; never answered: stop
-        text = await self._via_execute(kc, request)
+        text = await self._via_execute(kc, request, calls)
         if _COMMS.get(kc) is not False and hasattr(kc, "shell_channel") and hasattr(kc, "session"):
             comm_id = uuid.uuid4().hex
             kc.shell_channel.send(kc.session.msg("comm_open", {"comm_id": comm_id, "target_name": COMM_TARGET,
@@ -548,33 +556,41 @@ class _Channel:
             raise JudgeError(f"the judge's code failed in the kernel: {str(out['failed'])[:300]}")
         return out
 
-    async def _via_comm(self, kc, comm_id: str, request: str):
+    async def _via_comm(self, kc, comm_id: str, request: str, calls: int = 1):
         """The answer to ``request`` sent through the comm, or None if the kernel went idle without one."""
         msg = kc.session.msg("comm_msg", {"comm_id": comm_id, "data": {"request": request}})
         kc.shell_channel.send(msg)
-        clock = self._clock()
+        # a map request's calls: the kernel reports progress at most every PROGRESS_EVERY seconds, so a call starts
+        # at most that long after the last report, and each gets at least one call's time limit from its start
+        slack = PROGRESS_EVERY if calls > 1 else 0.0
+        clock = self._clock(slack=slack)
+        latest = self._clock(calls, slack)["deadline"]  # forged reports cannot give more than all the calls' time
         answer = None
         while True:
             reply = await self._next(kc, msg["header"]["msg_id"], kc.get_iopub_msg, clock)
             content = reply.get("content") or {}
             if reply.get("msg_type") == "comm_msg" and answer is None and content.get("comm_id") == comm_id:
                 data = content.get("data")
+                if calls > 1 and isinstance(data, dict) and set(data) == {"progress"}:
+                    if not clock["interrupted"]:
+                        clock["deadline"] = min(self._clock(slack=slack)["deadline"], latest)
+                    continue
                 answer = data.get("answer", 0) if isinstance(data, dict) else 0  # 0: malformed, read as such
             elif reply.get("msg_type") == "status" and content.get("execution_state") == "idle":
                 break
         await self._drain_iopub(kc)
         return answer
 
-    async def _via_execute(self, kc, request: str):
+    async def _via_execute(self, kc, request: str, calls: int = 1):
         """The answer to ``request`` sent as an execute request (the runtime defined first if it is missing)."""
         # a missing runtime answers None, not a NameError (whose traceback IPython would format: 0.2 s of CPU)
         call = f"__weat_answer__ = __weat_judge__({request!r}) if '__weat_judge__' in globals() else None"
-        reply = await self._execute(kc, call)
+        reply = await self._execute(kc, call, calls)
         content = reply.get("content", {})
         if content.get("status") == "ok" and _text_answer(content) == "None":
             # the runtime is defined once per kernel (again after a restart, or if the notebook deleted it)
             await self._execute(kc, _DEFINE.format(runtime=RUNTIME, target=COMM_TARGET))
-            reply = await self._execute(kc, call)
+            reply = await self._execute(kc, call, calls)
         content = reply.get("content", {})
         text = _text_answer(content)
         if content.get("status") != "ok" or not isinstance(text, str):
@@ -586,16 +602,18 @@ class _Channel:
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             raise JudgeError("malformed answer (not a JSON string)") from None
 
-    async def _execute(self, kc, code: str) -> dict:
+    async def _execute(self, kc, code: str, calls: int = 1) -> dict:
         """Run ``code`` in the kernel (silently); its execute reply, with the value of ``__weat_answer__``."""
         msg_id = kc.execute(code, silent=True, store_history=False, allow_stdin=False, stop_on_error=False,
                             user_expressions={"answer": "__weat_answer__"})
-        reply = await self._next(kc, msg_id, kc.get_shell_msg, self._clock())
+        reply = await self._next(kc, msg_id, kc.get_shell_msg, self._clock(calls))
         await self._drain_iopub(kc)
         return reply
 
-    def _clock(self) -> dict:
-        return {"deadline": time.monotonic() + self.timeout, "interrupted": False}
+    def _clock(self, calls: int = 1, slack: float = 0.0) -> dict:
+        """The time limit of ``calls`` calls from now, plus ``slack`` (never past the end of the notebook's budget)."""
+        deadline = time.monotonic() + self.timeout * max(1, calls) + slack
+        return {"deadline": deadline if self.end is None else min(deadline, self.end), "interrupted": False}
 
     async def _next(self, kc, msg_id: str, get, clock: dict) -> dict:
         """The next message ``get`` reads that answers ``msg_id``, within the time limit of ``clock``.
@@ -696,9 +714,71 @@ class Remote:
     def __call__(self, *args, **kwargs):
         return self._call(args, kwargs, False)
 
+    def map(self, calls) -> Results:
+        """Call the function once per item of ``calls``, in one request: each item a tuple of positional
+        arguments, or a :class:`Call` (``Call(sx, sy, ddof=0)``) for keyword arguments.
+
+        The same calls in the same order as ``[f(*args) for args in calls]``, each with its own copies of the
+        arguments and the time limit of one call, for one round trip to the kernel instead of one per call.
+        Reading an answer whose call raised raises the student's exception (:class:`Results`), so checks read
+        the answers in the order the calls were made and fail where a call one by one would have failed.
+        """
+        calls = [c if isinstance(c, Call) else Call(*c) for c in calls]
+        enc = _Encoder()
+        payload = {"op": "map", "name": self.name,
+                   "calls": [{"args": [enc(a) for a in c.args], "kwargs": [[str(k), enc(v)] for k, v in c.kwargs.items()]}
+                             for c in calls]}
+        if enc.axes:
+            raise TypeError("map does not pass Axes; call the function itself to draw")
+        payload["arrays"] = enc.arrays
+        answer = self._channel.request(payload, calls=len(calls))
+        answers = answer.get("answers")
+        if not (isinstance(answers, list) and len(answers) == len(calls)
+                and all(isinstance(a, dict) for a in answers)):
+            raise JudgeError("malformed answer (answers)")
+        dec = _Decoder(answer.get("arrays", {}))
+        outcomes = []
+        for a in answers:
+            if "raised" in a:
+                outcomes.append((None, a["raised"]))
+            elif "value" in a:
+                outcomes.append((dec(a["value"]), None))
+            else:
+                raise JudgeError("malformed answer (no value)")
+        return Results(outcomes)
+
     def call_returning_args(self, *args, **kwargs):
         """``(result, arguments as the function left them)``: for the check that inputs stay unchanged."""
         return self._call(args, kwargs, True)
+
+
+class Call:
+    """The arguments of one call in :meth:`Remote.map`: ``Call(*args, **kwargs)``."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+    def __repr__(self):
+        return f"Call(*{self.args!r}, **{self.kwargs!r})"
+
+
+class Results(collections.abc.Sequence):
+    """The answers of :meth:`Remote.map`, in the order of the calls; an answer whose call raised raises the
+    student's exception (a new one each time it is read)."""
+
+    def __init__(self, outcomes: list):
+        self._outcomes = outcomes
+
+    def __len__(self):
+        return len(self._outcomes)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Results(self._outcomes[i])
+        value, raised = self._outcomes[i]
+        if raised is not None:
+            raise _student_exception(raised)
+        return value
 
 
 class NotebookProxy:
@@ -1252,7 +1332,8 @@ class NotebookJudge:
             add_flag(executor.nb, gid, text)
             return
         left = executor.time_left() if hasattr(executor, "time_left") else None  # the notebook's time budget
-        channel = _Channel(executor, self.timeout if left is None else max(1.0, min(self.timeout, left)))
+        channel = _Channel(executor, self.timeout if left is None else max(1.0, min(self.timeout, left)),
+                           None if left is None else max(1.0, left))
         token = _current.set([c.source for c in executor.nb.cells[:index] if c.cell_type == "code"])
         try:
             with warnings_silenced():

@@ -22,11 +22,13 @@ import dataclasses as _dataclasses
 import io as _io
 import json as _json
 import sys as _sys
+import time as _time
 import warnings as _warnings
 
 MAX_ITEMS = 100_000     # nodes of one answer, beyond which the rest is described, not sent
 MAX_ARRAY_BYTES = 64 * 1024 * 1024
 MAX_TEXT = 4000
+PROGRESS_EVERY = 1.0    # seconds between two progress messages of a map request (none when its calls are quick)
 
 
 def _np():
@@ -217,7 +219,7 @@ def _exception(exc):
             "message": text[:MAX_TEXT]}
 
 
-def _serve(req):
+def _serve(req, progress=None):
     op, name = req["op"], req["name"]
     if op == "get":
         if name not in user_ns:  # noqa: F821 - defined by the judge
@@ -227,6 +229,20 @@ def _serve(req):
             return {"callable": True}
         enc = _Encoder()
         return {"value": enc(value), "arrays": enc.arrays}
+    if op == "map":  # one call per item, in order; each gets its own copies of the arrays
+        enc = _Encoder()
+        answers = []
+        last = _time.monotonic()
+        for call in req["calls"]:
+            answers.append(_call(name, dict(call, arrays=req.get("arrays", {})), enc))
+            if progress is not None and _time.monotonic() - last >= PROGRESS_EVERY:
+                progress(len(answers))  # the judge's time limit is one call's from here
+                last = _time.monotonic()
+        return {"answers": answers, "arrays": enc.arrays}
+    return _call(name, req)
+
+
+def _call(name, req, enc=None):
     dec = _Decoder(req.get("arrays", {}))
     args = [dec(a) for a in req["args"]]
     kwargs = {k: dec(v) for k, v in req["kwargs"]}
@@ -246,7 +262,9 @@ def _serve(req):
             raise
         answer["raised"] = _exception(exc)
         result = None
-    enc = _Encoder(dec.axes)
+    shared = enc is not None
+    enc = enc if shared else _Encoder(dec.axes)
+    enc.items = 0  # each answer has the whole budget of nodes
     if "raised" not in answer:
         answer["value"] = enc(result)
     if req.get("args_after"):
@@ -255,7 +273,8 @@ def _serve(req):
     if dec.axes:
         import matplotlib.pyplot as plt
         plt.close("all")
-    answer["arrays"] = enc.arrays
+    if not shared:
+        answer["arrays"] = enc.arrays
     if dec.folders:
         import shutil
         for folder in dec.folders:
@@ -266,7 +285,7 @@ def _serve(req):
 def _on_open(comm, _open_msg):
     def on_msg(msg):
         data = (msg.get("content") or {}).get("data") or {}
-        comm.send({"answer": serve(str(data.get("request", "")))})
+        comm.send({"answer": serve(str(data.get("request", "")), lambda n: comm.send({"progress": n}))})
     comm.on_msg(on_msg)
 
 
@@ -284,10 +303,14 @@ def open_channel(target):
     return True
 
 
-def serve(request):
-    """Answer one request of the judge (a JSON string) with a JSON string."""
+def serve(request, progress=None):
+    """Answer one request of the judge (a JSON string) with a JSON string.
+
+    ``progress(n)``, if given, is called during a ``map`` request after its ``n``-th call, at most every
+    :data:`PROGRESS_EVERY` seconds, so that the judge can give each call the time limit of one call.
+    """
     try:
-        answer = _serve(_json.loads(request))
+        answer = _serve(_json.loads(request), progress)
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # noqa: BLE001 - the judge reads what went wrong
