@@ -90,9 +90,11 @@ def apply_oov_rule_tests(nb, seed):
     with _chk.quiet():
         _chk.check_own_work(apply_oov_rule, "trim_to_equal", "run_weat", "run_table1", what="`apply_oov_rule`")
     seen = set()
+    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        answers = apply_oov_rule.map((kv, X, Y, np.random.default_rng([seed, 3, k])) for k in range(12))
     for k in range(12):
         with _chk.quiet():
-            got = apply_oov_rule(kv, X, Y, np.random.default_rng([seed, 3, k]))
+            got = answers[k]
         x, y, missing, trimmed = _oov_rule(kv, X, Y, np.random.default_rng([seed, 3, k]))
         assert len(got) == 4 and len(got[0]) == len(got[1]), (
             "x_used and y_used should have the same length (row 3, full lists).")
@@ -104,9 +106,8 @@ def apply_oov_rule_tests(nb, seed):
     assert len(seen) > 1, "Different seeds should trim different words."
     # Y is the larger set; the result depends on rng alone (the same state twice gives the same result)
     X, Y = ["tulip", "zqxvw", "daisy", "gladiola"], ["ant", "bee", "moth", "wasp", "flea"]
-    with _chk.quiet():
-        a = apply_oov_rule(kv, X, Y, np.random.default_rng([seed, 42]))
-        b = apply_oov_rule(kv, X, Y, np.random.default_rng([seed, 42]))
+    with _chk.quiet():  # one request: two Generators in the same state
+        a, b = apply_oov_rule.map([(kv, X, Y, np.random.default_rng([seed, 42]))] * 2)
     assert a == b, "Two generators in the same state should give the same result; use `rng`, not global randomness."
     assert list(a[0]) == ["tulip", "daisy"] and list(a[2]) == ["zqxvw", "gladiola"], (
         "When Y is the larger set, X should keep its words and `missing` list X's missing words.")

@@ -75,8 +75,8 @@ from .flags import add_flag, grade_id
 from .sandbox import package_dir
 from .scan import parse_python
 
-__all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Missing", "Record", "TextFile", "Call", "Results",
-           "NotebookProxy", "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package",
+__all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Call", "Results", "Missing", "Record",
+           "TextFile", "NotebookProxy", "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package",
            "submission_seed", "load_cases", "function_definition"]
 
 RUNTIME = (Path(__file__).with_name("judge_runtime.py")).read_text()
@@ -726,8 +726,8 @@ class Remote:
         calls = [c if isinstance(c, Call) else Call(*c) for c in calls]
         enc = _Encoder()
         payload = {"op": "map", "name": self.name,
-                   "calls": [{"args": [enc(a) for a in c.args], "kwargs": [[str(k), enc(v)] for k, v in c.kwargs.items()]}
-                             for c in calls]}
+                   "calls": [{"args": [enc(a) for a in c.args],
+                              "kwargs": [[str(k), enc(v)] for k, v in c.kwargs.items()]} for c in calls]}
         if enc.axes:
             raise TypeError("map does not pass Axes; call the function itself to draw")
         payload["arrays"] = enc.arrays
