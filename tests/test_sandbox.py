@@ -357,12 +357,28 @@ def test_attack_is_real_without_the_sandbox(tmp_path):
 # ResilientExecute on its own (no nbgrader run): outputs, flags, replay
 # ---------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("use_sandbox", [True, False])
-def test_resilient_execute_recovers_and_flags(tmp_path, use_sandbox):
-    from nbformat.v4 import new_code_cell, new_notebook
+def _execute(nb, tmp_path, use_sandbox: bool, timeout: int | None = None):
+    """Run ``nb`` (in place) through :class:`ResilientExecute` as a course's autograding does; its working folder."""
     from traitlets.config import Config
 
     from helpers.grading.execute import ResilientExecute
+
+    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    c = Config()
+    if timeout is not None:
+        c.Execute.timeout = timeout
+    c.Sandbox.enabled = use_sandbox
+    c.Sandbox.course_root = str(tmp_path / "course")
+    work = tmp_path / "course" / "autograded" / "s" / "a"
+    work.mkdir(parents=True)
+    with nbt.offline_env(tmp_path):
+        ResilientExecute(config=c).preprocess(nb, {"metadata": {"path": str(work)}})
+    return work
+
+
+@pytest.mark.parametrize("use_sandbox", [True, False])
+def test_resilient_execute_recovers_and_flags(tmp_path, use_sandbox):
+    from nbformat.v4 import new_code_cell, new_notebook
     from helpers.grading.flags import notebook_flags
 
     if use_sandbox:
@@ -381,15 +397,7 @@ def test_resilient_execute_recovers_and_flags(tmp_path, use_sandbox):
         graded("get_ipython().kernel.session.key = b'forged'\nprint('unreadable')", "garbles"),
         new_code_cell("print(x + 3)"),
     ])
-    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    c = Config()
-    c.Execute.timeout = 5
-    c.Sandbox.enabled = use_sandbox
-    c.Sandbox.course_root = str(tmp_path / "course")
-    work = tmp_path / "course" / "autograded" / "s" / "a"
-    work.mkdir(parents=True)
-    with nbt.offline_env(tmp_path):
-        ResilientExecute(config=c).preprocess(nb, {"metadata": {"path": str(work)}})
+    work = _execute(nb, tmp_path, use_sandbox, timeout=5)
     out = [[(o.output_type, o.get("text") or o.get("ename")) for o in cell.outputs] for cell in nb.cells]
     assert out[0] == []
     assert out[1] == [("error", "KernelDied")]
@@ -409,14 +417,11 @@ def test_resilient_execute_recovers_and_flags(tmp_path, use_sandbox):
 
 @pytest.mark.parametrize("use_sandbox", [True, False])
 def test_graded_figures_are_drawn_at_their_own_size(tmp_path, use_sandbox):
-    """The grading kernels draw a figure's PNG once, at the figure's size, not cropped to its artists."""
+    """The grading kernels draw a figure's PNG at the figure's size, not cropped to its artists."""
     import base64
     import struct
 
     from nbformat.v4 import new_code_cell, new_notebook
-    from traitlets.config import Config
-
-    from helpers.grading.execute import ResilientExecute
 
     if use_sandbox:
         needs_bwrap()
@@ -424,14 +429,7 @@ def test_graded_figures_are_drawn_at_their_own_size(tmp_path, use_sandbox):
         "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
         "fig, ax = plt.subplots(figsize=(3, 2), dpi=100, layout='constrained')\n"
         "ax.plot([0, 1], [1, 0])\nax.set_title('a title')\nplt.show()")])
-    nb.metadata.kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    c = Config()
-    c.Sandbox.enabled = use_sandbox
-    c.Sandbox.course_root = str(tmp_path / "course")
-    work = tmp_path / "course" / "autograded" / "s" / "a"
-    work.mkdir(parents=True)
-    with nbt.offline_env(tmp_path):
-        ResilientExecute(config=c).preprocess(nb, {"metadata": {"path": str(work)}})
+    _execute(nb, tmp_path, use_sandbox)
     images = [base64.b64decode(o.data["image/png"]) for o in nb.cells[0].outputs if "image/png" in o.get("data", {})]
     assert len(images) == 1, nb.cells[0].outputs
     assert struct.unpack(">II", images[0][16:24]) == (300, 200)  # cropped to its artists, it would not be
