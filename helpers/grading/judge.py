@@ -564,7 +564,7 @@ class _Channel:
         # at most that long after the last report, and each gets at least one call's time limit from its start
         slack = PROGRESS_EVERY if calls > 1 else 0.0
         clock = self._clock(slack=slack)
-        latest = self._clock(calls, slack)["deadline"]  # forged reports cannot give more than all the calls' time
+        latest = self._deadline(calls, slack)  # forged reports cannot give more than all the calls' time
         answer = None
         while True:
             reply = await self._next(kc, msg["header"]["msg_id"], kc.get_iopub_msg, clock)
@@ -573,7 +573,7 @@ class _Channel:
                 data = content.get("data")
                 if calls > 1 and isinstance(data, dict) and set(data) == {"progress"}:
                     if not clock["interrupted"]:
-                        clock["deadline"] = min(self._clock(slack=slack)["deadline"], latest)
+                        clock["deadline"] = min(self._deadline(1, slack), latest)
                     continue
                 answer = data.get("answer", 0) if isinstance(data, dict) else 0  # 0: malformed, read as such
             elif reply.get("msg_type") == "status" and content.get("execution_state") == "idle":
@@ -610,10 +610,13 @@ class _Channel:
         await self._drain_iopub(kc)
         return reply
 
-    def _clock(self, calls: int = 1, slack: float = 0.0) -> dict:
+    def _deadline(self, calls: int = 1, slack: float = 0.0) -> float:
         """The time limit of ``calls`` calls from now, plus ``slack`` (never past the end of the notebook's budget)."""
         deadline = time.monotonic() + self.timeout * max(1, calls) + slack
-        return {"deadline": deadline if self.end is None else min(deadline, self.end), "interrupted": False}
+        return deadline if self.end is None else min(deadline, self.end)
+
+    def _clock(self, calls: int = 1, slack: float = 0.0) -> dict:
+        return {"deadline": self._deadline(calls, slack), "interrupted": False}
 
     async def _next(self, kc, msg_id: str, get, clock: dict) -> dict:
         """The next message ``get`` reads that answers ``msg_id``, within the time limit of ``clock``.
@@ -686,10 +689,22 @@ class Remote:
     def __repr__(self):
         return f"<the notebook's {self.name}>"
 
+    @staticmethod
+    def _arguments(enc: _Encoder, args, kwargs) -> dict:
+        return {"args": [enc(a) for a in args], "kwargs": [[str(k), enc(v)] for k, v in kwargs.items()]}
+
+    @staticmethod
+    def _outcome(answer: dict, dec: _Decoder) -> tuple:
+        """``(value, None)`` of a call that returned, ``(None, what it raised)`` of one that raised."""
+        if "raised" in answer:
+            return None, answer["raised"]
+        if "value" not in answer:
+            raise JudgeError("malformed answer (no value)")
+        return dec(answer["value"]), None
+
     def _call(self, args, kwargs, args_after: bool):
         enc = _Encoder()
-        payload = {"op": "call", "name": self.name, "args": [enc(a) for a in args],
-                   "kwargs": [[str(k), enc(v)] for k, v in kwargs.items()], "args_after": args_after}
+        payload = {"op": "call", "name": self.name, **self._arguments(enc, args, kwargs), "args_after": args_after}
         payload["arrays"] = enc.arrays
         answer = self._channel.request(payload)
         dec = _Decoder(answer.get("arrays", {}), enc.axes)
@@ -699,11 +714,9 @@ class Remote:
                 raise JudgeError("malformed answer (drawings)")
             for ax, d in zip(enc.axes, drawn):
                 _replay_axes(ax, d)
-        if "raised" in answer:
-            raise _student_exception(answer["raised"])
-        if "value" not in answer:
-            raise JudgeError("malformed answer (no value)")
-        value = dec(answer["value"])
+        value, raised = self._outcome(answer, dec)
+        if raised is not None:
+            raise _student_exception(raised)
         if not args_after:
             return value
         after = answer.get("args_after")
@@ -725,9 +738,7 @@ class Remote:
         """
         calls = [c if isinstance(c, Call) else Call(*c) for c in calls]
         enc = _Encoder()
-        payload = {"op": "map", "name": self.name,
-                   "calls": [{"args": [enc(a) for a in c.args],
-                              "kwargs": [[str(k), enc(v)] for k, v in c.kwargs.items()]} for c in calls]}
+        payload = {"op": "map", "name": self.name, "calls": [self._arguments(enc, c.args, c.kwargs) for c in calls]}
         if enc.axes:
             raise TypeError("map does not pass Axes; call the function itself to draw")
         payload["arrays"] = enc.arrays
@@ -737,15 +748,7 @@ class Remote:
                 and all(isinstance(a, dict) for a in answers)):
             raise JudgeError("malformed answer (answers)")
         dec = _Decoder(answer.get("arrays", {}))
-        outcomes = []
-        for a in answers:
-            if "raised" in a:
-                outcomes.append((None, a["raised"]))
-            elif "value" in a:
-                outcomes.append((dec(a["value"]), None))
-            else:
-                raise JudgeError("malformed answer (no value)")
-        return Results(outcomes)
+        return Results([self._outcome(a, dec) for a in answers])
 
     def call_returning_args(self, *args, **kwargs):
         """``(result, arguments as the function left them)``: for the check that inputs stay unchanged."""
