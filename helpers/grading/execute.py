@@ -150,9 +150,7 @@ class ResilientExecute(Execute):
 
     @default("extra_arguments")
     def _extra_arguments_default(self):
-        # figures as PNGs of the figure's own size: matplotlib_inline's default (bbox_inches="tight") measures
-        # every artist first and crops to what it covers (14-17 % of the CPU time of 01_cosine's two figures).
-        # The course's figures use constrained layout, which keeps every label inside the figure.
+        # figures as PNGs of the figure's own size, not cropped to their artists (module docstring, "figures")
         return ["--InlineBackend.print_figure_kwargs={'bbox_inches': None}"]
 
     def __init__(self, **kw):
