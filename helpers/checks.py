@@ -29,9 +29,11 @@ import warnings
 
 import numpy as np
 
+from . import sourcecode as _sourcecode
+
 __all__ = ["quiet", "explain", "check_callable", "check_type", "check_shape", "check_close", "check_raises",
            "check_unchanged", "reference_calls", "check_own_work", "check_not_using", "check_vectorised",
-           "python_loops"]
+           "python_loops", "disguised_loops"]
 
 # Pristine references, captured at import (before any answer cell runs); the checks use only these.
 _asarray, _isfinite, _absolute, _array2string = np.asarray, np.isfinite, np.absolute, np.array2string
@@ -39,7 +41,8 @@ _array, _array_equal = np.array, np.array_equal
 _all, _any, _zip, _enumerate = all, any, zip, enumerate
 _errstate, _ndarray, _float64 = np.errstate, np.ndarray, np.float64
 _isinstance, _issubclass, _type, _callable, _float, _tuple = isinstance, issubclass, type, callable, float, tuple
-_len, _sorted, _set, _getattr, _setattr, _id, _format, _str = len, sorted, set, getattr, setattr, id, format, str
+_len, _sorted, _set, _list, _getattr, _setattr, _id, _format, _str = (len, sorted, set, list, getattr, setattr, id,
+                                                                     format, str)
 _catch_warnings, _simplefilter = warnings.catch_warnings, warnings.simplefilter
 _redirect_stderr, _StringIO = contextlib.redirect_stderr, io.StringIO
 _get_instructions, _import_module, _getframe = dis.get_instructions, importlib.import_module, sys._getframe
@@ -47,11 +50,9 @@ _FunctionType, _CodeType, _ModuleType, _MethodType = (types.FunctionType, types.
                                                       types.MethodType)
 _partial = functools.partial
 
-# the course's reference modules (what an exercise must not call for the function it asks for); the
-# same list as helpers.grading.scan.REFERENCE_MODULES (a test compares them; scan is not imported here,
-# it imports nbgrader, too slow for every kernel)
-_REFERENCE_MODULES = ("helpers.statistics", "helpers.embeddings", "helpers.wordsets", "helpers.weat",
-                      "helpers.wefat", "helpers.lexicon", "helpers.enumeration", "helpers.plots")
+# the course's reference modules (what an exercise must not call for the function it asks for): the one
+# list of helpers.sourcecode, which the scan and the judge read too
+_REFERENCE_MODULES = _tuple(f"helpers.{m}" for m in _sourcecode.REFERENCE_MODULES)
 
 
 # What a student's code most often raises, and the likely mistake behind it (first match wins).
@@ -747,7 +748,72 @@ def _any_is(x, objects) -> bool:
     return x is not None and _any(x is o for o in objects)
 
 
-_LOOPS_IN_DISGUISE = frozenset({"vectorize", "apply_along_axis", "map", "frompyfunc", "fromiter"})
+_is_disguised_loop = _sourcecode.is_disguised_loop
+
+
+def _path_of(obj, name: str) -> str:
+    """The dotted path of a global object as :func:`helpers.sourcecode.is_disguised_loop` reads it."""
+    if _isinstance(obj, _ModuleType):
+        return obj.__name__
+    module = _getattr(obj, "__module__", None)
+    module = module[1:] if module in ("_functools", "_operator") else module  # functools.reduce is _functools'
+    return f"{module}.{_getattr(obj, '__name__', name)}" if _isinstance(module, _str) else name
+
+
+def disguised_loops(func) -> list[str]:
+    """List the loops in disguise that the code of ``func`` uses.
+
+    ``map``, ``filter``, ``functools.reduce``, ``itertools``, ``np.vectorize``, ``np.apply_along_axis`` and the
+    rest of :data:`helpers.sourcecode.LOOPS_IN_DISGUISE` (the one list the scan and the judge read too). Global
+    names are resolved to the objects they are bound to (``from functools import reduce as r``
+    is ``functools.reduce``), attribute chains on a module are followed (``np.add.reduce`` is a ufunc's
+    whole-array reduction, not one), and the objects ``func`` keeps (default values, closure cells) count.
+
+    Parameters
+    ----------
+    func : function
+        A Python function (its nested functions, lambdas and comprehensions are read too).
+
+    Returns
+    -------
+    list of str
+        Sorted dotted names, without duplicates; ``[]`` when none is used.
+    """
+    code0 = _getattr(func, "__code__", None)
+    if not _isinstance(code0, _CodeType):
+        return []
+    found = _set()
+    for x in _kept(func):
+        if _callable(x) or _isinstance(x, _ModuleType):
+            path = _path_of(x, "?")
+            if _is_disguised_loop(path):
+                found.add(path)
+    g = func.__globals__
+    b = g.get("__builtins__")
+    attributes = _set()
+    for code in _codes(code0):
+        attributes.update(n for n in code.co_names if n in _sourcecode.LOOPING_ATTRIBUTES)
+        ins = _list(_get_instructions(code))
+        for i, op in _enumerate(ins):
+            if op.opname not in ("LOAD_GLOBAL", "LOAD_NAME"):
+                continue
+            name = _str(op.argval)
+            if name in g:
+                obj = g[name]
+            else:
+                obj = b.get(name) if _isinstance(b, dict) else _getattr(b, name, None)
+            if obj is None:
+                continue
+            path, disguised, j = _path_of(obj, name), False, i + 1
+            while True:
+                disguised = disguised or _is_disguised_loop(path)
+                if j >= _len(ins) or ins[j].opname not in ("LOAD_ATTR", "LOAD_METHOD"):
+                    break
+                path, j = f"{path}.{ins[j].argval}", j + 1
+            if disguised:
+                found.add(path)
+    found.update(a for a in attributes if not _any(p.endswith("." + a) for p in found))
+    return _sorted(found)
 
 
 def python_loops(func) -> list[str]:
@@ -803,7 +869,10 @@ def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint
     """Assert that ``func`` has no Python loop (``for``, ``while``, comprehension) or loop in disguise.
 
     Loop statements are found in the bytecode (:func:`python_loops`); loops in disguise by the
-    functions ``func`` calls (see ``follow``).
+    functions ``func`` calls (:func:`disguised_loops`, see ``follow``), and recursion (a function of
+    the notebook that calls itself again, directly or through others) counts as a loop too. A
+    comprehension is a loop: Python runs its body once per element. The grader's twin,
+    ``helpers.grading.judge``, reads the same forms (:mod:`helpers.sourcecode`) from the notebook's source.
 
     Parameters
     ----------
@@ -813,9 +882,10 @@ def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint
         How the message names ``func`` (default: its name).
     follow : bool
         Also read the notebook's own functions that ``func`` uses, directly or indirectly, and
-        look for loops in disguise (``np.vectorize``, ``np.apply_along_axis``, ``map``,
-        ``np.frompyfunc``, ``np.fromiter``). With ``follow=False`` only ``func``'s own code is
-        read for loop statements (a visible check that says so).
+        look for loops in disguise (``np.vectorize``, ``np.apply_along_axis``, ``map``, ``filter``,
+        ``functools.reduce``, ``itertools``, ...: :data:`helpers.sourcecode.LOOPS_IN_DISGUISE`) and
+        recursion. With ``follow=False`` only ``func``'s own code is read for loop statements (a
+        visible check that says so).
     hint : str
         A sentence appended to the message (what to use instead).
 
@@ -837,9 +907,36 @@ def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint
     for f in _own_functions(func):
         assert not python_loops(f), (f"{label} calls your function {f.__name__}, which contains a Python loop; "
                                      f"{label} must be vectorised all the way down.{tail}")
-        used = _set()
-        for code in _codes(f.__code__):
-            used.update(code.co_names)
-        disguised = _sorted(used & _LOOPS_IN_DISGUISE)
+        disguised = disguised_loops(f)
         assert not disguised, (f"{f.__name__} loops in disguise ({', '.join(disguised)}); "
                                f"use whole-array NumPy operations instead.{tail}")
+    recursive = _recursive(func)
+    assert not recursive, (f"{label} calls itself again (through {', '.join(recursive)}): recursion runs Python "
+                           f"code once per step, a loop; use whole-array NumPy operations instead.{tail}")
+
+
+def _recursive(func) -> list[str]:
+    """The notebook's own functions, among those ``func`` uses, that call themselves again (directly or not)."""
+    own = _own_functions(func)
+    ids = {_id(f): f for f in own}
+    edges = {}
+    for f in own:
+        reached = _set()
+        for x in _kept(f):
+            if _id(x) in ids:
+                reached.add(_id(x))
+        for code in _codes(f.__code__):
+            reached.update(_id(f.__globals__.get(n)) for n in code.co_names if _id(f.__globals__.get(n)) in ids)
+        edges[_id(f)] = reached
+    out = []
+    for start in edges:
+        seen, todo = _set(), _list(edges[start])
+        while todo:
+            k = todo.pop()
+            if k == start:
+                out.append(ids[start].__name__)
+                break
+            if k not in seen:
+                seen.add(k)
+                todo.extend(edges.get(k, ()))
+    return _sorted(out)

@@ -195,7 +195,8 @@ def test_reference_calls_resolves_imports_inside_a_function_in_a_fresh_process()
             "    from helpers import statistics\n"
             "    return statistics.cosine(u, v)\n"
             "import sys\n"
-            "assert not [m for m in sys.modules if m.startswith('helpers.') and m != 'helpers.checks']\n"
+            "assert not [m for m in sys.modules if m.startswith('helpers.') and m not in ('helpers.checks', "
+            "'helpers.sourcecode')]\n"
             "print(reference_calls(f), reference_calls(g), reference_calls(h))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["['helpers.statistics.cosine']", "['helpers.weat.run_weat']", "['helpers.statistics.cosine']"]
@@ -278,7 +279,7 @@ def test_check_vectorised():
     try:
         with pytest.raises(AssertionError, match="calls your function _loop_helper, which contains a Python loop"):
             check_vectorised(calls_a_looping_helper)
-        with pytest.raises(AssertionError, match=r"loops in disguise \(vectorize\)"):
+        with pytest.raises(AssertionError, match=r"loops in disguise \(numpy\.vectorize\)"):
             check_vectorised(disguised)
     finally:
         calls_a_looping_helper.__module__ = _loop_helper.__module__ = disguised.__module__ = __name__

@@ -45,10 +45,13 @@ from pathlib import Path
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_locked, is_solution
 
+from .. import sourcecode
+from ..sourcecode import REFERENCE_MODULES
 from .flags import grade_id, safe_name
 
-__all__ = ["ALLOWED_IMPORTS", "SIMILARITY_THRESHOLD", "REFERENCE_MODULES", "scan_notebook", "scan_source",
-           "similarity", "near_copies", "reference_sources", "ScanAnswers"]
+__all__ = ["ALLOWED_IMPORTS", "SIMILARITY_THRESHOLD", "REFERENCE_MODULES", "LIBRARY_METHODS", "MIN_COPY_NODES",
+           "scan_notebook", "scan_source", "similarity", "near_copies", "renamed_copies", "reference_sources",
+           "reference_normal_forms", "ScanAnswers"]
 
 #: Top-level modules an answer may import. Everything else (os, sys, subprocess, sqlite3, inspect,
 #: importlib, IPython, ctypes, signal, threading, multiprocessing, socket, shutil, pathlib, gc, ...)
@@ -58,8 +61,14 @@ ALLOWED_IMPORTS = frozenset({
     "typing", "dataclasses", "__future__", "numbers", "fractions", "decimal", "heapq", "bisect", "random",
     "re", "string", "copy", "warnings", "csv", "json", "pandas", "matplotlib", "seaborn", "helpers",
 })
-#: Course modules an answer may import (the others grade, scan or flag it).
-REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots")
+#: Methods of gensim's ``KeyedVectors`` (the course's embedding object, which every notebook hands its
+#: students) that compute what the exercises ask for: cosines, similarities, unit vectors. An answer that
+#: calls one is flagged like any other function outside its exercise's allow-list.
+LIBRARY_METHODS = frozenset({
+    "similarity", "cosine_similarities", "distance", "distances", "most_similar", "most_similar_cosmul",
+    "n_similarity", "similar_by_vector", "similar_by_word", "similar_by_key", "get_normed_vectors", "fill_norms",
+    "get_mean_vector", "relative_cosine_similarity", "rank_by_centrality", "closer_than", "doesnt_match",
+    "wmdistance", "unit_normalize_all"})
 #: An answer function at least this similar to the reference function of the same name (see
 #: :func:`similarity`) is flagged as a near-copy. Measured on the 56 answer functions of every
 #: worked solution and mutant that share a name with a reference function: median 0.50, 90th
@@ -84,15 +93,8 @@ _FORBIDDEN_NAMES = {
 _SAFE_DUNDERS = {"__name__", "__doc__", "__init__", "__qualname__", "__future__", "__main__"}
 
 
-def _dotted(node) -> str | None:
-    """``np.linalg.norm`` for an attribute chain on a name, else None."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        return ".".join([node.id] + parts[::-1])
-    return None
+_dotted = sourcecode.dotted
+_imports = sourcecode.imports
 
 
 def _root(node) -> str | None:
@@ -164,19 +166,6 @@ def _bound_at_top(tree, course_imports=None) -> set[str]:
     return out
 
 
-def _imports(tree) -> dict[str, str]:
-    """``{bound name: module or object path}`` for every import in the code."""
-    out = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Import):
-            for a in n.names:
-                out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(n, ast.ImportFrom):
-            for a in n.names:
-                out[a.asname or a.name] = f"{n.module or ''}.{a.name}"
-    return out
-
-
 #: The reason given for a cell the scan cannot read: it fails closed (a flag), never silently passes.
 UNREADABLE = ("could not be read as Python by the scan (a syntax error, or code nested too deeply), so nothing "
               "in it was checked; a person should look")
@@ -224,7 +213,43 @@ def _parse(source: str):
     return tree, transformed.strip() != source.strip()
 
 
-def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), course_imports=None) -> list[str]:
+def _outside_allow_list(tree, allowed: set, course_imports: dict, answer: bool, reached: set) -> list[str]:
+    """Reasons for each module or function the cell's code takes that its exercise's allow-list lacks."""
+    in_functions = {id(m) for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+                    for m in ast.walk(n)}
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Import, ast.ImportFrom)) and not getattr(n, "level", 0):
+            for a in n.names:
+                if isinstance(n, ast.Import):  # `import scipy.stats` binds scipy and takes scipy.stats
+                    name, bound = a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0]
+                    path = a.name
+                else:
+                    name, path = a.asname or a.name, f"{n.module or ''}.{a.name}"
+                    bound = path
+                if course_imports.get(name) == bound or not (answer or id(n) in in_functions or name in reached):
+                    continue
+                parts = path.split(".")
+                if parts[0] not in ALLOWED_IMPORTS or (parts[0] == "helpers" and len(parts) > 1
+                                                       and parts[1] not in REFERENCE_MODULES):
+                    continue  # flagged already: a module no exercise needs, or the grading machinery
+                if sourcecode.is_allowed(path, allowed):
+                    continue
+                if parts[0] == "helpers":
+                    out.append(f"uses the course's {safe_name(path)}, which this exercise does not name (it may "
+                               "compute what the exercise asks you to write); a person should check")
+                else:
+                    out.append(f"uses {safe_name(path)}, which is not on this exercise's list (NumPy, math, your own "
+                               "functions and what the notebook's own cells import); a person should check it "
+                               "does not do the exercise's work")
+        elif isinstance(n, ast.Attribute) and n.attr in LIBRARY_METHODS and (answer or id(n) in in_functions):
+            out.append(f"calls .{n.attr}, a method of gensim's word vectors that computes what the exercises ask "
+                       "you to write; a person should check")
+    return out
+
+
+def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), course_imports=None, allowed=None,
+                answer: bool = True, reached=frozenset()) -> list[str]:
     """Reasons, in plain words, why one cell's code needs a person (``[]`` when none).
 
     Parameters
@@ -239,6 +264,16 @@ def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), cour
     course_imports : dict, optional
         ``{name: module path}`` of the course's own imports (``{"np": "numpy"}``): importing the
         same module under the same name again is not a rebinding.
+    allowed : iterable of str, optional
+        The exercise's allow-list beyond NumPy and math (:func:`helpers.sourcecode.is_allowed`): the
+        dotted paths the notebook's own cells import. With it, an import of anything else (another
+        course function, SciPy, ...) and a call of one of :data:`LIBRARY_METHODS` is flagged.
+        Without it (None) the allow-list is not checked.
+    answer : bool
+        The cell is an answer cell: all of its code is held to the allow-list. Another cell of the
+        student's is held to it inside its functions, and in imports of a name of ``reached``.
+    reached : set of str
+        Names the answers use (read in answer cells and in the student's functions).
 
     Returns
     -------
@@ -319,6 +354,9 @@ def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), cour
                 flag("contains the text of a Python internal (e.g. '__globals__' or 'get_ipython') in a string")
     for name in sorted(_bound_at_top(tree, course_imports) & set(protected)):
         flag(f"rebinds {name}, which the tests of this notebook rely on")
+    if allowed is not None:
+        for reason in _outside_allow_list(tree, set(allowed), course_imports or {}, answer, set(reached)):
+            flag(reason)
     return reasons
 
 
@@ -452,6 +490,79 @@ def near_copies(source: str, threshold: float = SIMILARITY_THRESHOLD) -> list[tu
     return found
 
 
+#: A course function is compared by its normal form only from this many syntax-tree nodes of its body on:
+#: smaller ones (``return _DATA``, a one-line wrapper) are what an honest answer may write too. Of the 88
+#: functions of the reference modules, 6 are smaller (one-line wrappers such as ``wordsets.wefat_names``);
+#: the smallest that computes, ``statistics.unit_rows``, has 28. No answer function of any worked solution
+#: or mutant has the normal form of any course function, at any size (tests/test_scan.py).
+MIN_COPY_NODES = 20
+
+_NORMAL_FORMS: dict[str, str] | None = None
+
+
+def reference_normal_forms() -> dict[str, str]:
+    """``{normal form: "module.function"}`` of every function of the course's reference modules.
+
+    Read from the modules' source files (no import) with :func:`helpers.sourcecode.normal_form`; functions
+    at any depth (methods, nested functions) of at least :data:`MIN_COPY_NODES` nodes.
+
+    Returns
+    -------
+    dict
+        Normal form to the function's name; cached for the process.
+    """
+    global _NORMAL_FORMS
+    if _NORMAL_FORMS is None:
+        out = {}
+        folder = Path(sourcecode.__file__).parent
+        for m in REFERENCE_MODULES:
+            tree = parse_python((folder / f"{m}.py").read_text(encoding="utf-8"), top_level_await=False)
+            for n in ast.walk(tree):
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and _size(n) >= MIN_COPY_NODES:
+                    out.setdefault(sourcecode.normal_form(n), f"{m}.{n.name}")
+        _NORMAL_FORMS = out
+    return _NORMAL_FORMS
+
+
+def _size(node) -> int:
+    """Syntax-tree nodes of a function's body, a leading docstring left out."""
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return sum(1 for stmt in body for _ in ast.walk(stmt))
+
+
+def renamed_copies(source: str) -> list[tuple[str, str]]:
+    """``(function, "module.reference")`` for each function of ``source`` that is a course function renamed.
+
+    Every function of the cell, at any depth, whatever its name, whose normal form
+    (:func:`helpers.sourcecode.normal_form`: names made canonical, docstrings, annotations and decorators
+    dropped) is that of a function of the course's reference modules (:func:`reference_normal_forms`).
+
+    Parameters
+    ----------
+    source : str
+        The code of one cell.
+
+    Returns
+    -------
+    list of tuple
+        One pair per copy, in the order of the source.
+    """
+    tree, _ = _parse(source)
+    if tree is None:
+        return []  # scan_source flags the cell
+    refs = reference_normal_forms()
+    found = []
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            ref = refs.get(sourcecode.normal_form(n))
+            if ref:
+                found.append((n.name, ref))
+    return found
+
+
 # ---------------------------------------------------------------------------------------------
 # A notebook
 # ---------------------------------------------------------------------------------------------
@@ -506,19 +617,34 @@ def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) 
     used = set().union(*[_names_loaded(c.source) for c in tests]) if tests else set()
     protected = (used & (course_names | set(dir(builtins)))) | {n for n in used if n.startswith("check_")}
     protected |= {n for n in course_names if n.startswith("check_") or n == "quiet"}
+    students = [(k, c) for k, c in enumerate(nb.cells, 1) if _student_controlled(c)
+                and (is_solution(c) or c.source.strip() not in provided)]
+    reached: set[str] = set()
+    for _, c in students:
+        tree, _ = _parse(c.source)
+        if tree is not None:
+            reached |= {n.id for node in ([tree] if is_solution(c) else
+                                          [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef,
+                                                                                       ast.AsyncFunctionDef))])
+                        for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    allowed = set(course_imports.values())
     flags = []
-    for k, cell in enumerate(nb.cells, 1):
-        if not _student_controlled(cell):
-            continue
-        if not is_solution(cell) and cell.source.strip() in provided:
-            continue
+    for k, cell in students:
         where = grade_id(cell) or f"cell {k}"
         try:
-            for reason in scan_source(cell.source, modules=modules, protected=protected, course_imports=course_imports):
+            for reason in scan_source(cell.source, modules=modules, protected=protected, course_imports=course_imports,
+                                      allowed=allowed, answer=is_solution(cell), reached=reached):
                 flags.append({"cell": where, "reason": reason})
+            copied = set()
             for func, ref, score in near_copies(cell.source, threshold):
+                copied.add(func)
                 flags.append({"cell": where, "reason": f"{func} is a near-copy of the course's reference "
                                                        f"helpers.{ref} (similarity {score:.2f})"})
+            for func, ref in renamed_copies(cell.source):
+                if func not in copied:
+                    copied.add(func)
+                    flags.append({"cell": where, "reason": f"{func} is a copy of the course's helpers.{ref} under "
+                                                           "other names"})
         except (RecursionError, MemoryError, ValueError, SyntaxError) as exc:  # fail closed
             flags.append({"cell": where, "reason": f"{UNREADABLE} ({type(exc).__name__})"})
     return flags
