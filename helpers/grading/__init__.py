@@ -8,7 +8,7 @@ any student) and :mod:`~helpers.grading.grade` (one submission) -> :mod:`~helper
 course's configuration with the grader's plugins, nbgrader's API) -> the plugins nbgrader runs:
 :mod:`~helpers.grading.submission` (what a submission is), :mod:`~helpers.grading.execute` (sandboxed,
 resilient execution), :mod:`~helpers.grading.judge` (hidden tests judged in the grader's process, with
-:mod:`~helpers.grading.judge_runtime` in the kernel), :mod:`~helpers.grading.rendering` (no student HTML
+:mod:`~helpers.grading.judge.runtime` in the kernel), :mod:`~helpers.grading.rendering` (no student HTML
 in any page), :mod:`~helpers.grading.sandbox` (bubblewrap), :mod:`~helpers.grading.scan` and
 :mod:`~helpers.grading.flags` (flags for a person). Beside them: :mod:`~helpers.grading.state`
 (what a run remembers), :mod:`~helpers.grading.exports`, :mod:`~helpers.grading.feedback`,

@@ -46,7 +46,7 @@ LEAK_MARKERS = tuple(f"### {edge} {what}" for what in ("SOLUTION", "HIDDEN TESTS
 # the student's guide and the glossary it links to, from docs/ (STUDENTS.md links GLOSSARY.md by name)
 STUDENT_DOCS = ("STUDENTS.md", "GLOSSARY.md")
 _IGNORE = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "*.pyc")
-GRADER_PACKAGE_ENTRY = '"helpers.grading", '  # in pyproject.toml's packages; left out of the students' wheel
+GRADER_PACKAGE_ENTRY = '"helpers.grading", "helpers.grading.judge", '  # in pyproject.toml's packages; left out of the students' wheel
 
 
 def _student_package(folder: str, names: list[str]) -> set[str]:

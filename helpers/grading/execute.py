@@ -51,7 +51,8 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer, default
 
 from .flags import add_flag, grade_id
-from .judge import GARBLED, KernelGarbled, judge_for
+from .judge.errors import KernelGarbled
+from .judge.notebook import GARBLED, judge_for
 from .rendering import screen_output
 from .sandbox import SandboxError, SandboxKernelManager
 

@@ -1,6 +1,6 @@
 """The judge's side in the student's kernel: call a function of the notebook, hand back plain data.
 
-This file is not imported by the grader: :mod:`helpers.grading.judge` sends its text to the kernel once, where it
+This file is not imported by the grader: :mod:`helpers.grading.judge.channel` sends its text to the kernel once, where it
 runs with ``user_ns`` (the notebook's namespace) defined; each request then calls :func:`serve` with a
 JSON string and the judge reads the JSON string it returns. Requests come as messages of a comm
 (:func:`open_channel`; ipykernel hands them to :func:`serve` without running a cell) or, when the comm does

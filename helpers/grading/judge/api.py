@@ -1,0 +1,227 @@
+"""The proxy API that hidden-test authors use: the notebook's names (:class:`NotebookProxy`), its functions
+(:class:`Remote`, :meth:`Remote.map` with :class:`Call`) and the checks (:data:`checks`)."""
+from __future__ import annotations
+
+import collections.abc
+import contextlib
+import types
+
+import numpy as np
+
+from ... import checks as _library_checks
+from .channel import _Channel
+from .codec import NotebookName, _Decoder, _Encoder, _replay_axes, _student_exception
+from .errors import JudgeError
+from .rules import check_not_using, check_vectorised, own_work_rule
+
+__all__ = ["NotebookProxy", "Remote", "Call", "Results", "Missing", "checks", "check_unchanged", "check_own_work",
+           "check_callable", "quiet"]
+
+
+class Missing(NotebookName):
+    """A name the notebook does not define (the student has not run its cell, or deleted it)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<{self.name}: not defined in the notebook>"
+
+    def __getattr__(self, attr):
+        raise NameError(f"name '{self.name}' is not defined")
+
+
+class Remote(NotebookName):
+    """A function of the student's notebook, called in the kernel with plain data.
+
+    Calling it sends the arguments (copies: the grader's own arrays never change) and returns the
+    decoded result, or raises an exception of the class the student's code raised.
+    """
+
+    def __init__(self, channel: _Channel, name: str):
+        self._channel = channel
+        self.name = name
+        self.__name__ = name
+
+    def __repr__(self):
+        return f"<the notebook's {self.name}>"
+
+    @staticmethod
+    def _arguments(enc: _Encoder, args, kwargs) -> dict:
+        return {"args": [enc(a) for a in args], "kwargs": [[str(k), enc(v)] for k, v in kwargs.items()]}
+
+    @staticmethod
+    def _outcome(answer: dict, dec: _Decoder) -> tuple:
+        """``(value, None)`` of a call that returned, ``(None, what it raised)`` of one that raised."""
+        if "raised" in answer:
+            return None, answer["raised"]
+        if "value" not in answer:
+            raise JudgeError("malformed answer (no value)")
+        return dec(answer["value"]), None
+
+    def _call(self, args, kwargs, args_after: bool):
+        enc = _Encoder()
+        payload = {"op": "call", "name": self.name, **self._arguments(enc, args, kwargs), "args_after": args_after}
+        payload["arrays"] = enc.arrays
+        answer = self._channel.request(payload)
+        dec = _Decoder(answer.get("arrays", {}), enc.axes)
+        drawn = answer.get("axes", [])
+        if enc.axes:
+            if not (isinstance(drawn, list) and len(drawn) == len(enc.axes)):
+                raise JudgeError("malformed answer (drawings)")
+            for ax, d in zip(enc.axes, drawn):
+                _replay_axes(ax, d)
+        value, raised = self._outcome(answer, dec)
+        if raised is not None:
+            raise _student_exception(raised)
+        if not args_after:
+            return value
+        after = answer.get("args_after")
+        if not (isinstance(after, list) and len(after) == len(args)):
+            raise JudgeError("malformed answer (arguments after the call)")
+        return value, [dec(a) for a in after]
+
+    def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs, False)
+
+    def map(self, calls) -> Results:
+        """Call the function once per item of ``calls``, in one request: each item a tuple of positional
+        arguments, or a :class:`Call` (``Call(sx, sy, ddof=0)``) for keyword arguments.
+
+        The same calls in the same order as ``[f(*args) for args in calls]``, each with its own copies of the
+        arguments and the time limit of one call, for one round trip to the kernel instead of one per call.
+        Reading an answer whose call raised raises the student's exception (:class:`Results`), so checks read
+        the answers in the order the calls were made and fail where a call one by one would have failed.
+        """
+        calls = [c if isinstance(c, Call) else Call(*c) for c in calls]
+        enc = _Encoder()
+        payload = {"op": "map", "name": self.name, "calls": [self._arguments(enc, c.args, c.kwargs) for c in calls]}
+        if enc.axes:
+            raise TypeError("map does not pass Axes; call the function itself to draw")
+        payload["arrays"] = enc.arrays
+        answer = self._channel.request(payload, calls=len(calls))
+        answers = answer.get("answers")
+        if not (isinstance(answers, list) and len(answers) == len(calls)
+                and all(isinstance(a, dict) for a in answers)):
+            raise JudgeError("malformed answer (answers)")
+        dec = _Decoder(answer.get("arrays", {}))
+        return Results([self._outcome(a, dec) for a in answers])
+
+    def call_returning_args(self, *args, **kwargs):
+        """``(result, arguments as the function left them)``: for the check that inputs stay unchanged."""
+        return self._call(args, kwargs, True)
+
+
+class Call:
+    """The arguments of one call in :meth:`Remote.map`: ``Call(*args, **kwargs)``."""
+
+    def __init__(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+
+    def __repr__(self):
+        return f"Call(*{self.args!r}, **{self.kwargs!r})"
+
+
+class Results(collections.abc.Sequence):
+    """The answers of :meth:`Remote.map`, in the order of the calls; an answer whose call raised raises the
+    student's exception (a new one each time it is read)."""
+
+    def __init__(self, outcomes: list):
+        self._outcomes = outcomes
+
+    def __len__(self):
+        return len(self._outcomes)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Results(self._outcomes[i])
+        value, raised = self._outcomes[i]
+        if raised is not None:
+            raise _student_exception(raised)
+        return value
+
+
+class NotebookProxy:
+    """The notebook's names, seen from the grader: ``nb.cosine`` is a :class:`Remote`, ``nb.x`` a value."""
+
+    def __init__(self, channel: _Channel):
+        object.__setattr__(self, "_channel", channel)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        answer = self._channel.request({"op": "get", "name": name})
+        if answer.get("missing"):
+            return Missing(name)
+        if answer.get("callable"):
+            return Remote(self._channel, name)
+        if "value" not in answer:
+            raise JudgeError("malformed answer (no value)")
+        return _Decoder(answer.get("arrays", {}))(answer["value"])
+
+    def __setattr__(self, name, value):
+        raise AttributeError("the hidden tests read the notebook; they never change it")
+
+
+def check_unchanged(func, *args, what: str, **kwargs):
+    """:func:`helpers.checks.check_unchanged` for a function of the notebook: the kernel reports its arguments
+    as the call left them, and they are compared, exactly, with the grader's (never changed) copies."""
+    if not isinstance(func, Remote):
+        return _library_checks.check_unchanged(func, *args, what=what, **kwargs)
+    result, after = func.call_returning_args(*args, **kwargs)
+    for k, (before, now) in enumerate(zip(args, after)):
+        arrays = [(before, now)] if isinstance(before, np.ndarray) else (
+            list(zip(before, now)) if isinstance(before, (list, tuple)) and isinstance(now, (list, tuple))
+            and len(before) == len(now) and all(isinstance(b, np.ndarray) for b in before) else [])
+        for b, n in arrays:
+            same = isinstance(n, np.ndarray) and b.shape == n.shape and np.array_equal(b, n, equal_nan=True)
+            assert same, (f"{what} changed its argument {k + 1}: the caller's array is different after the call. "
+                          "An in-place operation (x /= n, x -= m, x[...] = ...) writes into the caller's array, and "
+                          "np.asarray(x) does not copy an array that is already float: write x = x / n instead, "
+                          "which makes a new array.")
+    return result
+
+
+def check_own_work(func, *names: str, run=None, what: str | None = None):
+    """Own work, judged here: the code of ``func`` (read from the notebook) names none of the reference
+    functions ``names``, then ``run()`` is called (in the judged kernel those references raise).
+
+    Returns
+    -------
+    object
+        What ``run()`` returned (None without ``run``).
+    """
+    if not isinstance(func, Remote):
+        if isinstance(func, Missing):
+            raise AssertionError(f"`{func.name}` is not defined; did you run the cell that defines it?")
+        raise TypeError("check_own_work takes a function of the notebook (nb.<name>)")
+    label = what or f"`{func.name}`"
+    own_work_rule(func.name, names, label)
+    return run() if run is not None else None
+
+
+def check_callable(obj, name: str):
+    """:func:`helpers.checks.check_callable`, for a function of the notebook."""
+    assert isinstance(obj, Remote), f"`{name}` should be a function; did you run the cell that defines it?"
+
+
+@contextlib.contextmanager
+def quiet():
+    """:func:`helpers.checks.quiet` for hidden tests: the student's errors become explained failures, but a
+    failure of the judge itself (a kernel that does not answer, an answer that is not plain data) stays
+    what it is, so the cell is flagged for a person instead of failing as a wrong answer."""
+    try:
+        with _library_checks.quiet():
+            yield
+    except AssertionError as exc:
+        if isinstance(exc.__cause__, JudgeError):
+            raise exc.__cause__ from None
+        raise
+
+
+checks = types.SimpleNamespace(
+    quiet=quiet, explain=_library_checks.explain, check_type=_library_checks.check_type,
+    check_shape=_library_checks.check_shape, check_close=_library_checks.check_close,
+    check_raises=_library_checks.check_raises, check_callable=check_callable, check_unchanged=check_unchanged,
+    check_own_work=check_own_work, check_vectorised=check_vectorised, check_not_using=check_not_using)
+checks.__doc__ = "The checks hidden tests use: ``from helpers.grading.judge import checks as _chk``."
