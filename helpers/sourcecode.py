@@ -22,8 +22,8 @@ import builtins
 import copy
 
 __all__ = ["REFERENCE_MODULES", "ANSWER_MODULES", "LOOP_NODES", "LOOPS_IN_DISGUISE", "LOOPING_MODULES",
-           "LOOPING_ATTRIBUTES", "dotted", "imports", "aliases", "resolve", "is_disguised_loop", "is_allowed",
-           "loops", "module_bindings", "own_code", "recursive_names", "normal_form"]
+           "LOOPING_ATTRIBUTES", "LOOP_MAKERS", "dotted", "imports", "aliases", "resolve", "is_disguised_loop",
+           "is_allowed", "loops", "module_bindings", "own_code", "recursive_names", "normal_form"]
 
 #: The course's reference modules of ``helpers`` (what an exercise asks students to write themselves):
 #: the science library's modules that compute, without the checks, the figures' helpers and the runners.
@@ -228,7 +228,12 @@ def _kind(node) -> str:
     return _KINDS[type(node)]
 
 
-def loops(node: ast.AST, bound: dict[str, str] | None = None) -> list[str]:
+#: Loops in disguise that return a function that loops when called (``f = np.vectorize(g)``): in a value
+#: computed once (:func:`loops` with ``once=True``) a call of one of these still counts.
+LOOP_MAKERS = frozenset({"numpy.vectorize", "numpy.frompyfunc"})
+
+
+def loops(node: ast.AST, bound: dict[str, str] | None = None, *, once: bool = False) -> list[str]:
     """Every Python-level loop in the code of ``node``, one line each: ``"line N: <what>"``.
 
     Counted: the loop statements and comprehensions (:data:`LOOP_NODES`), wherever they are in ``node``
@@ -244,6 +249,10 @@ def loops(node: ast.AST, bound: dict[str, str] | None = None) -> list[str]:
     bound : dict, optional
         ``{name: dotted path}`` of the notebook's imports and aliases (:func:`aliases`); without it
         ``node``'s own imports are used.
+    once : bool
+        ``node`` is a value the notebook computed once, when its cell ran (``table = [f(w) for w in
+        words]``): only what runs again when the value is called counts (its lambdas, a loop in disguise
+        it refers to without calling it, and one of :data:`LOOP_MAKERS` it calls).
 
     Returns
     -------
@@ -252,12 +261,20 @@ def loops(node: ast.AST, bound: dict[str, str] | None = None) -> list[str]:
     """
     bound = imports(node) if bound is None else bound
     found = []
-    inner = set()
+    inner, in_lambda, called = set(), set(), set()
     for n in ast.walk(node):
         if isinstance(n, ast.Attribute):
             inner.add(id(n.value))
+        elif isinstance(n, _FUNCTIONS):
+            in_lambda.update(id(m) for m in ast.walk(n))
+        elif isinstance(n, ast.Call):
+            called.add(id(n.func))
     for n in ast.walk(node):
         line = getattr(n, "lineno", 0)
+        if once and id(n) not in in_lambda:
+            name = dotted(n) if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner else None
+            if isinstance(n, LOOP_NODES) or (name and id(n) in called and resolve(name, bound) not in LOOP_MAKERS):
+                continue
         if isinstance(n, LOOP_NODES):
             found.append((line, f"line {line}: {_kind(n)}"))
         elif isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner and isinstance(n.ctx, ast.Load):

@@ -6,15 +6,15 @@ import contextvars
 import functools
 import types
 
+from ... import sourcecode
+from ...sourcecode import LOOPS_IN_DISGUISE, REFERENCE_MODULES  # noqa: F401 - re-exported by helpers.grading.judge
 from ..scan import parse_python
 
 __all__ = ["function_definition", "own_work_rule", "python_loops_in_source", "check_vectorised", "check_not_using"]
 
 _current: contextvars.ContextVar = contextvars.ContextVar("weat_judge_cells", default=None)
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-LOOPS_IN_DISGUISE = frozenset({"vectorize", "apply_along_axis", "map", "frompyfunc", "fromiter"})
-REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots")
+# LOOPS_IN_DISGUISE and REFERENCE_MODULES: helpers.sourcecode's, the one list the checks and the scan read too
 
 
 def _sources_before() -> list[str]:
@@ -36,58 +36,34 @@ def _parse(source: str):
         return None
 
 
-def _definitions(sources) -> tuple[dict, dict]:
-    """``({name: last top-level binding node}, {alias: "helpers.module" or "helpers.module.name"})``."""
-    return _definitions_of(tuple(sources))
-
-
 @functools.lru_cache(maxsize=64)
-def _definitions_of(sources: tuple) -> tuple[dict, dict]:
-    last, aliases = {}, {}
-    for src in sources:
-        tree = _parse(src)
-        if tree is None:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name == "helpers" or a.name.startswith("helpers."):
-                        aliases[a.asname or a.name.split(".")[0]] = a.name if a.asname else "helpers"
-            elif isinstance(node, ast.ImportFrom) and node.module and (
-                    node.module == "helpers" or node.module.startswith("helpers.")):
-                for a in node.names:
-                    aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                last[node.name] = node
-            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for t in targets:
-                    for n in ast.walk(t):
-                        if isinstance(n, ast.Name):
-                            last[n.id] = node
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                for a in node.names:
-                    last[(a.asname or a.name).split(".")[0]] = node
-    return types.MappingProxyType(last), types.MappingProxyType(aliases)  # cached: read-only
+def _notebook(sources: tuple) -> tuple[types.MappingProxyType, types.MappingProxyType]:
+    """``(every binding of each name at any depth, {name: dotted path} of imports and aliases)``.
+
+    :func:`helpers.sourcecode.module_bindings` and :func:`helpers.sourcecode.aliases` of the cells; cached and
+    read-only (each rule of each test cell reads every cell above it)."""
+    trees = [t for t in map(_parse, sources) if t is not None]
+    return (types.MappingProxyType(sourcecode.module_bindings(trees)),
+            types.MappingProxyType(sourcecode.aliases(trees)))
 
 
 def _function_node(name: str, label: str):
-    defs, aliases = _definitions(_sources_before())
-    node = defs.get(name)
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    bindings, aliases = _notebook(tuple(_sources_before()))
+    nodes = bindings.get(name) or [None]
+    if not isinstance(nodes[-1], (ast.FunctionDef, ast.AsyncFunctionDef)):
         raise AssertionError(f"{label}: the grader reads the code of your `def {name}(...)` in the notebook and "
                              f"found none (or `{name}` was assigned something else after it); define {name} with "
                              "`def` in its answer cell.")
-    return node, defs, aliases
+    return nodes[-1], bindings, aliases
 
 
 def function_definition(name: str, label: str | None = None) -> ast.FunctionDef | ast.AsyncFunctionDef:
     """The syntax tree of the notebook's function ``name``, for a rule that reads the student's code.
 
-    Read here, from the source of the cells run before the one being judged: the last top-level binding of
-    ``name`` (what the kernel's ``name`` is, unless the code hides it). A hidden-test module uses it for a
-    rule no value can decide (for example Lemma 3 of notebook 09, where the shortcut gives the same number).
+    Read here, from the source of the cells run before the one being judged: the last binding of ``name``, at
+    any depth (what the kernel's ``name`` is when every condition held, unless the code hides it). A
+    hidden-test module uses it for a rule no value can decide (for example Lemma 3 of notebook 09, where the
+    shortcut gives the same number).
 
     Parameters
     ----------
@@ -112,52 +88,27 @@ def function_definition(name: str, label: str | None = None) -> ast.FunctionDef 
     return _function_node(name, label or f"`{name}`")[0]
 
 
-def _dotted(node) -> str | None:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def _helpers_names(fn, aliases) -> set[str]:
-    """The ``helpers.<module>.<name>`` functions that the code of ``fn`` refers to."""
+def _helpers_names(code, aliases) -> set[str]:
+    """The ``helpers.<module>.<name>`` functions that ``code`` refers to (names resolved through ``aliases``)."""
     found = set()
-    for node in ast.walk(fn):
+    for node in ast.walk(code):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("helpers"):
             found.update(f"{node.module}.{a.name}" for a in node.names)
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("helpers"))
-        dotted = _dotted(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
+        dotted = sourcecode.dotted(node) if isinstance(node, (ast.Attribute, ast.Name)) else None
         if dotted:
-            head, _, rest = dotted.partition(".")
-            full = aliases.get(head, "helpers" if head == "helpers" else None)
-            if full:
-                found.add(f"{full}.{rest}" if rest else full)
+            path = sourcecode.resolve(dotted, aliases)
+            if path == "helpers" or path.startswith("helpers."):
+                found.add(path)
     return found
-
-
-def _own_calls(fn, defs) -> list:
-    """The notebook's own functions that ``fn`` names, directly or indirectly (``fn`` first)."""
-    out, seen, todo = [], set(), [fn]
-    while todo:
-        f = todo.pop()
-        if id(f) in seen:
-            continue
-        seen.add(id(f))
-        out.append(f)
-        for node in ast.walk(f):
-            if isinstance(node, ast.Name) and node.id in defs and isinstance(
-                    defs[node.id], (ast.FunctionDef, ast.AsyncFunctionDef)):
-                todo.append(defs[node.id])
-    return out
 
 
 def own_work_rule(name: str, references, label: str) -> None:
     """Assert that the notebook's function ``name`` (and its own functions it uses) names none of ``references``.
+
+    Every definition of ``name`` is read, at any depth (a second one under ``if True:``), and so is every
+    notebook name it uses, through each of its bindings (:func:`helpers.sourcecode.own_code`).
 
     Parameters
     ----------
@@ -173,9 +124,9 @@ def own_work_rule(name: str, references, label: str) -> None:
     AssertionError
         The code refers to one of them (e.g. ``helpers.statistics.cosine``), or ``name`` has no ``def``.
     """
-    fn, defs, aliases = _function_node(name, label)
+    _, bindings, aliases = _function_node(name, label)
     wanted = set(references)
-    used = sorted({n for f in _own_calls(fn, defs) for n in _helpers_names(f, aliases)
+    used = sorted({n for _, code in sourcecode.own_code(name, bindings) for n in _helpers_names(code, aliases)
                    if n.rsplit(".", 1)[-1] in wanted and n.count(".") >= 1})
     if used:
         raise AssertionError(f"{label} calls the course's reference implementation ({', '.join(used)}). This "
@@ -183,7 +134,11 @@ def own_work_rule(name: str, references, label: str) -> None:
 
 
 def python_loops_in_source(fn) -> list[str]:
-    """The loops (``for``, ``while``, comprehensions) in a function's syntax tree, one line each.
+    """The loops in a function's syntax tree, one line each (:func:`helpers.sourcecode.loops`).
+
+    ``for``, ``while``, comprehensions, loops in disguise (``map``, ``functools.reduce``, ``itertools``,
+    ``np.vectorize``, ...; names resolved through the function's own imports) and a function that calls
+    itself, wherever they are in it (nested functions and lambdas too).
 
     Parameters
     ----------
@@ -195,34 +150,53 @@ def python_loops_in_source(fn) -> list[str]:
     list of str
         ``"<function>: line N: <kind>"`` per loop; ``[]`` for loop-free code.
     """
-    return [f"{fn.name}: line {n.lineno}: {type(n).__name__}" for n in ast.walk(fn) if isinstance(n, _LOOPS)]
+    return [f"{fn.name}: {where}" for where in sourcecode.loops(fn)]
 
 
 def _name_of(func) -> str:
     return getattr(func, "name", None) or getattr(func, "__name__", "your function")
 
 
+def _loops(code, aliases) -> tuple[list, list, list]:
+    """(loops, loops in disguise, recursion) in one binding's code; an assigned value counts as computed once."""
+    found = sourcecode.loops(code, aliases, once=not isinstance(code, ast.stmt))
+    disguised = [f for f in found if f.endswith("(a loop in disguise)")]
+    recursion = [f for f in found if f.endswith("(recursion)")]
+    return [f for f in found if f not in disguised and f not in recursion], disguised, recursion
+
+
 def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint: str = ""):
     """No Python loop in ``func``, read from the notebook's source here (see :func:`helpers.checks.check_vectorised`).
 
-    With ``follow`` the notebook's own functions it uses are read too, and loops in disguise
-    (``np.vectorize``, ``np.apply_along_axis``, ``map``, ``np.frompyfunc``, ``np.fromiter``) count.
+    Every definition of the function counts, at any depth or under any condition (a second ``def`` under ``if
+    True:``), with what it holds (nested functions, lambdas, default values). Loops are those of
+    :func:`helpers.sourcecode.loops`: ``for``, ``while``, comprehensions (a comprehension runs its body once per
+    element in Python), loops in disguise (``map``, ``filter``, ``functools.reduce``, ``itertools``,
+    ``np.vectorize``, ``np.apply_along_axis``, ...) and recursion. With ``follow`` the notebook's own code that
+    the function uses is read too, through every binding of each name (:func:`helpers.sourcecode.own_code`),
+    and so is recursion through several functions.
     """
     name = _name_of(func)
     label = what or name
     tail = f" {hint}" if hint else ""
-    fn, defs, _ = _function_node(name, label)
-    assert not python_loops_in_source(fn), f"{label} contains a Python loop (for, while or a comprehension).{tail}"
-    if not follow:
-        return
-    for f in _own_calls(fn, defs):
-        assert not python_loops_in_source(f), (f"{label} calls your function {f.name}, which contains a Python "
-                                               f"loop; {label} must be vectorised all the way down.{tail}")
-        used = {n.id for n in ast.walk(f) if isinstance(n, ast.Name)} | {
-            n.attr for n in ast.walk(f) if isinstance(n, ast.Attribute)}
-        disguised = sorted(used & LOOPS_IN_DISGUISE)
-        assert not disguised, (f"{f.name} loops in disguise ({', '.join(disguised)}); use whole-array NumPy "
-                               f"operations instead.{tail}")
+    _, bindings, aliases = _function_node(name, label)
+    own = sourcecode.own_code(name, bindings)
+    for n, code in own if follow else [(n, c) for n, c in own if n == name]:
+        plain, disguised, recursion = _loops(code, aliases)
+        where = "; ".join(plain)
+        if n == name:
+            assert not plain, f"{label} contains a Python loop (for, while or a comprehension: {where}).{tail}"
+        else:
+            assert not plain, (f"{label} calls your function {n}, which contains a Python loop ({where}); {label} "
+                               f"must be vectorised all the way down.{tail}")
+        shown = ", ".join(d.split(": ", 1)[1].replace(" (a loop in disguise)", "") for d in disguised)
+        assert not disguised, f"{n} loops in disguise ({shown}); use whole-array NumPy operations instead.{tail}"
+        assert not recursion, (f"{n} calls itself ({'; '.join(recursion)}): recursion runs Python code once per "
+                               f"step, a loop; use whole-array NumPy operations instead.{tail}")
+    recursive = sourcecode.recursive_names(name, bindings) if follow else []
+    assert not recursive, (f"{label} runs {', '.join(recursive)} again from inside itself (recursion through "
+                           f"several functions runs Python code once per step, a loop); use whole-array NumPy "
+                           f"operations instead.{tail}")
 
 
 def _identifiers(node) -> set[str]:
@@ -242,7 +216,7 @@ def check_not_using(func, *names: str, what: str | None = None, hint: str = ""):
     """
     name = _name_of(func)
     label = what or f"`{name}`"
-    fn, defs, _ = _function_node(name, label)
+    _, bindings, _ = _function_node(name, label)
     wanted = {n.rsplit(".", 1)[-1] for n in names}
     bound = set(wanted)
     for tree in filter(None, map(_parse, _sources_before())):
@@ -251,6 +225,6 @@ def check_not_using(func, *names: str, what: str | None = None, hint: str = ""):
                 bound |= {a.asname for a in node.names if a.asname and a.name in wanted}
             elif isinstance(node, ast.Assign) and _identifiers(node.value) & wanted:
                 bound |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-    used = sorted({i for f in _own_calls(fn, defs) for i in _identifiers(f)} & bound)
+    used = sorted({i for _, code in sourcecode.own_code(name, bindings) for i in _identifiers(code)} & bound)
     tail = f" {hint}" if hint else ""
     assert not used, f"{label} uses {', '.join(names)} (as {', '.join(used)}).{tail}"
