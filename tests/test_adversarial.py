@@ -15,6 +15,12 @@ reference implementation); the other answers stay the release's stubs. Each atta
 score is 0, flagged or not, except for a copy of the reference's code, which computes right answers
 itself (copying is not something a grader can tell from the work; the scan flags it for a person).
 The course's files and the installed package are unchanged afterwards.
+
+Issue 36 adds the ways around the own-work rules, each answering right: a loop the judge did not read
+(``AROUND_THE_LOOP_RULE``: under ``if True:``, in a lambda, through ``functools.reduce``, by recursion)
+loses exactly the "vectorised" point; work that is not the student's through something other than the
+exercise's references (``AROUND_THE_REFERENCE_RULE``: a later notebook's course function, SciPy, the
+embedding's similarity method, a renamed copy of the reference) keeps its points and is flagged.
 """
 from __future__ import annotations
 
@@ -37,7 +43,8 @@ def cosine(u, v):
 '''
 
 ATTACKS = {
-    # student id: (answer cell source or a function of the notebooks, must the scan flag it?)
+    # student id: (answer cell source or a function of the notebooks, must the scan flag it?); since issue 36 the
+    # scan flags every import of a course function the exercise does not name, references included
     "transformer": ('''
 ip = get_ipython()
 ip.input_transformers_post.append(lambda lines: [] if any("check_" in l for l in lines) else lines)
@@ -276,6 +283,94 @@ def cosine(u, v):
 
 NEW_CELL_ATTACK = "np.allclose = lambda *a, **k: True\ncheck_close = lambda *a, **k: None\n"
 
+# Issue 36: ways around the own-work rules that earned points with no flag. Each answer computes the right values.
+# The loop rule: a loop the judge did not read earned the "vectorised" point (student id: cosine_matrix answer).
+# Each must lose exactly that point; the other cells keep full marks. (map, filter, itertools and the rest are read
+# the same way: tests/test_sourcecode.py, without a kernel.)
+_CHECKED = '''
+    U = np.asarray(U, dtype=float)
+    V = np.asarray(V, dtype=float)
+    if U.shape[1] != V.shape[1]:
+        raise ValueError("U and V have different numbers of columns")
+'''
+AROUND_THE_LOOP_RULE = {
+    "loop-under-if-true": ("def cosine_matrix(U, V):" + _CHECKED + "    return unit_rows(U) @ unit_rows(V).T\n\n"
+                           "if True:\n    def cosine_matrix(U, V):" + _CHECKED.replace("\n    ", "\n        ")
+                           + "        return np.array([[cosine(u, v) for v in V] for u in U])"
+                           ".reshape(len(U), len(V))\n"),
+    "loop-in-lambda": ("_pairs = lambda U, V: np.array([[cosine(u, v) for v in V] for u in U]).reshape(len(U), len(V))"
+                       "\n\ndef cosine_matrix(U, V):" + _CHECKED + "    return _pairs(U, V)\n"),
+    "loop-functools-reduce": ("import functools\n\ndef cosine_matrix(U, V):" + _CHECKED + "    Vn = unit_rows(V)\n"
+                              "    rows = functools.reduce(lambda acc, u: acc + [Vn @ u], unit_rows(U), [])\n"
+                              "    return np.array(rows).reshape(len(U), len(V))\n"),
+    "loop-recursion": ("def cosine_matrix(U, V):" + _CHECKED + "    if len(U) <= 1:\n"
+                       "        return unit_rows(U) @ unit_rows(V).T\n"
+                       "    return np.vstack([cosine_matrix(U[:1], V), cosine_matrix(U[1:], V)])\n"),
+}
+# The reference rule: work that is not the student's, through something other than the exercise's references
+# (student id: (answer cell, source, what the flag must say)). Each keeps the points its values earn (all of them:
+# the values are right) and is flagged for a person, who decides.
+_VALID = '''
+    u = np.asarray(u, dtype=float)
+    v = np.asarray(v, dtype=float)
+    if u.shape != v.shape or not u.any() or not v.any():
+        raise ValueError("the cosine needs two non-zero vectors of one length")
+'''
+LATER_COURSE_FUNCTION = '''
+from helpers.enumeration import centred_centroids
+
+def unit_rows(M):
+    M = np.asarray(M, dtype=float)
+    both = np.vstack([M, -M])  # centred on the mean of +/- the unit rows, which is 0: the unit rows themselves
+    return centred_centroids(both, np.arange(len(both)))[:len(M)]
+'''
+AROUND_THE_REFERENCE_RULE = {
+    "ref-later-course-function": ("unit_rows_solution", LATER_COURSE_FUNCTION,
+                                  "uses the course's helpers.enumeration.centred_centroids, which this exercise "
+                                  "does not name"),
+    "ref-scipy": ("cosine_solution", "def cosine(u, v):" + _VALID + "    from scipy.spatial import distance\n"
+                  "    return float(1.0 - distance.cosine(u, v))\n",
+                  "uses scipy.spatial.distance, which is not on this exercise's list"),
+    "ref-gensim-method": ("cosine_solution", "def cosine(u, v):" + _VALID +
+                          "    return float(kv.cosine_similarities(u, v[None, :])[0])\n",
+                          "calls .cosine_similarities, a method of gensim's word vectors"),
+    "ref-renamed-copy": ("cosine_solution", None, "my_cosine is a copy of the course's helpers.statistics.cosine "
+                                                  "under other names"),
+}
+
+
+def _renamed_copy() -> str:
+    """The course's own cosine (with the two functions it calls), every name of it renamed, docstrings dropped:
+    what a student who copies the reference writes, answered through a wrapper of the exercise's name."""
+    import ast
+    import builtins
+    import inspect
+    import textwrap
+
+    import helpers.statistics as reference
+
+    keep = set(dir(builtins)) | {"np"}
+
+    class Rename(ast.NodeTransformer):
+        def visit_Name(self, node):
+            node.id = node.id if node.id in keep else f"my_{node.id.lstrip('_')}"
+            return node
+
+        def visit_arg(self, node):
+            node.arg, node.annotation = f"my_{node.arg}", None
+            return node
+
+        def visit_FunctionDef(self, node):
+            node.name, node.returns = f"my_{node.name.lstrip('_')}", None
+            if isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+                node.body = node.body[1:]
+            self.generic_visit(node)
+            return node
+
+    parts = [ast.unparse(Rename().visit(ast.parse(textwrap.dedent(inspect.getsource(f)))))
+             for f in (reference.as_vectors, reference._same_dim, reference.cosine)]
+    return "\n\n\n".join(parts) + "\n\n\ndef cosine(u, v):\n    return my_cosine(u, v)\n"
+
 
 def _answer(notebooks: dict, gid: str, source: str) -> dict:
     return nbt.apply_mutant(notebooks, {"name": gid, "cell": gid, "source": source})
@@ -330,6 +425,10 @@ def graded(tmp_path_factory):
         submissions[HONEST_AFTER_LEAVER] = full
         submissions["files-beside"] = _answer(stubs, "cosine_solution", CONSTANT)
         submissions["loopy-object"] = _answer(full, "cosine_matrix_solution", LOOPY_OBJECT)
+        for sid, source in AROUND_THE_LOOP_RULE.items():
+            submissions[sid] = _answer(full, "cosine_matrix_solution", source)
+        for sid, (cell, source, _) in AROUND_THE_REFERENCE_RULE.items():
+            submissions[sid] = _answer(full, cell, source or _renamed_copy())
         for sid, nbs in submissions.items():
             nbt.submit(root, A, sid, nbs)
         for name, text in BESIDE.items():
@@ -408,6 +507,31 @@ def test_a_callable_object_with_loops_earns_neither_cosine_matrix_cell(graded):
     judged = {"cosine_matrix_tests", "cosine_matrix_vectorised_tests"}
     assert all(grades[gid]["auto_score"] == 0.0 for gid in judged), grades
     assert all(g["auto_score"] == g["max_score"] for gid, g in grades.items() if gid not in judged), grades
+
+
+@pytest.mark.parametrize("student", sorted(AROUND_THE_LOOP_RULE))
+def test_each_way_around_the_loop_rule_loses_exactly_the_vectorised_point(graded, student):
+    """A loop under `if True:`, in a lambda, through functools.reduce, or by recursion: right values, so
+    every cell keeps its points except the one for vectorised code (issue 36)."""
+    grades = _code(graded["scores"][student])
+    assert grades["cosine_matrix_vectorised_tests"]["auto_score"] == 0.0, grades
+    kept = {gid: g["auto_score"] for gid, g in grades.items() if gid != "cosine_matrix_vectorised_tests"}
+    assert all(kept[gid] == grades[gid]["max_score"] for gid in kept), kept
+
+
+@pytest.mark.parametrize("student", sorted(AROUND_THE_REFERENCE_RULE))
+def test_each_way_around_the_reference_rule_is_flagged_for_a_person(graded, student):
+    """Another course function, SciPy, the embedding's own similarity method, a renamed copy of the reference:
+    the answer cell is held to the exercise's allow-list (or compared with every course function), so the work
+    goes to a person with its points kept for them to confirm or remove; nothing else is flagged (issue 36)."""
+    cell, _, reason = AROUND_THE_REFERENCE_RULE[student]
+    flags = _flagged(graded, student)
+    assert any(f["cell"] == cell and reason in f["reason"] for f in flags), flags
+    assert {f["cell"] for f in flags} == {cell}, flags
+    grades = _code(graded["scores"][student])
+    tests = cell.replace("_solution", "_tests")
+    assert grades[tests]["needs_manual_grade"], grades[tests]
+    assert all(g["auto_score"] == g["max_score"] for g in grades.values()), grades
 
 
 def test_feedback_never_shows_hidden_tests(graded):
