@@ -29,9 +29,10 @@ __all__ = ["REFERENCE_MODULES", "ANSWER_MODULES", "LOOP_NODES", "LOOPS_IN_DISGUI
 #: the science library's modules that compute, without the checks, the figures' helpers and the runners.
 REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots")
 
-#: Modules every answer may use, whatever the exercise (issue 36: NumPy and ``math``; ``typing`` and
-#: ``__future__`` compute nothing). An answer's other modules are the ones the notebook's own cells import.
-ANSWER_MODULES = frozenset({"numpy", "math", "typing", "__future__"})
+#: Modules every answer may use, whatever the exercise (issue 36: NumPy and ``math``; ``typing``,
+#: ``__future__`` and ``warnings`` compute nothing, and a correct answer may warn). An answer's other
+#: modules are the ones the notebook's own cells import.
+ANSWER_MODULES = frozenset({"numpy", "math", "typing", "__future__", "warnings"})
 
 #: Syntax that runs Python code once per element: the loop statements and the comprehensions (a
 #: comprehension is a ``for`` loop written inside brackets: Python runs its body once per element).

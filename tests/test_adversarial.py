@@ -330,7 +330,7 @@ AROUND_THE_REFERENCE_RULE = {
                                   "does not name"),
     "ref-scipy": ("cosine_solution", "def cosine(u, v):" + _VALID + "    from scipy.spatial import distance\n"
                   "    return float(1.0 - distance.cosine(u, v))\n",
-                  "uses scipy.spatial.distance, which is not on this exercise's list"),
+                  "uses scipy.spatial.distance.cosine, which is not on this exercise's list"),
     "ref-gensim-method": ("cosine_solution", "def cosine(u, v):" + _VALID +
                           "    return float(kv.cosine_similarities(u, v[None, :])[0])\n",
                           "calls .cosine_similarities, a method of gensim's word vectors"),

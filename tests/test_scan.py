@@ -40,6 +40,7 @@ PROTECTED = {"check_close", "check_own_work", "quiet", "np", "float", "load_defa
     ("import os\nos._exit(0)", "os._exit"),
     ("import inspect, helpers.statistics as s\nexec(inspect.getsource(s.cosine))", "imports inspect"),
     ("exec('x = 1')", "exec"),
+    ("m = __import__('sc' + 'ipy')", "__import__"),
     ("f = eval", "eval"),
     ("globals()['check_close'] = print", "globals()"),
     ("vars()['x'] = 1", "vars()"),
@@ -96,7 +97,8 @@ def _allow_list_scan(code, **kwargs):
 @pytest.mark.parametrize("code, reason", [
     ("from helpers.statistics import association", "helpers.statistics.association, which this exercise does not"),
     ("import helpers.statistics\ndef f(u, v):\n    return helpers.statistics.cosine(u, v)",
-     "the course's helpers.statistics, which this exercise does not name"),
+     "the course's helpers.statistics.cosine, which this exercise does not name"),
+    ("import helpers.statistics as st\nx = st", "the course's helpers.statistics, which this exercise does not name"),
     ("def f(u, v):\n    from helpers.wefat import name_likeness as nl\n    return nl(u, v)",
      "helpers.wefat.name_likeness, which"),
     ("from scipy.spatial.distance import cosine", "scipy.spatial.distance.cosine, which is not on this exercise's"),
@@ -120,6 +122,8 @@ def test_answers_are_held_to_their_exercise_allow_list(code, reason):
     "import matplotlib.pyplot as plt",
     "from scipy.stats import pearsonr  # inside scipy.stats, which the notebook imports",
     "def f(kv, w):\n    return kv[w] @ kv.vectors.T  # the embedding's data, not its methods",
+    "import helpers.statistics as st\ndef f(U, V):\n    return st.cosine_matrix(U, V)  # judged by what it takes",
+    "import warnings\nwarnings.warn('a correct answer may warn')",
 ])
 def test_the_allow_list_leaves_what_the_exercise_names_alone(code):
     assert _allow_list_scan(code) == []
@@ -137,6 +141,22 @@ def test_other_cells_of_the_student_are_held_to_the_allow_list_where_answers_rea
                                           metadata={"nbgrader": {"solution": True, "grade_id": "cosine_solution"}})]
     found = scan.scan_notebook(nbformat.v4.new_notebook(cells=nb_cells))
     assert [f["cell"] for f in found if "scipy.spatial.distance.cosine" in f["reason"]] == ["cell 1"], found
+
+
+def test_the_assignments_references_are_the_judges_not_the_scans():
+    """A call of a function the graded kernel lacks (``REFERENCES`` of the hidden tests, read as a literal)
+    fails its cell in the judge; the allow-list does not flag it too. Another course function is flagged."""
+    root = SOLUTIONS_DIR.parent
+    assert scan._references_for({"CourseDirectory": {"root": str(root)}}, "01_cosine") == {
+        "statistics": ["cosine", "cosine_matrix", "unit_rows"]}
+    assert scan._references_for({"CourseDirectory": {"root": str(root)}}, "no_such_assignment") == {}
+    answer = nbformat.v4.new_code_cell("import helpers.statistics as s\ndef cosine(u, v):\n    return s.cosine(u, v)",
+                                       metadata={"nbgrader": {"solution": True, "grade_id": "cosine_solution"}})
+    nb = nbformat.v4.new_notebook(cells=[answer])
+    assert scan.scan_notebook(nb, references={"statistics": ["cosine"]}) == []
+    assert "helpers.statistics.cosine" in scan.scan_notebook(nb)[0]["reason"]
+    answer.source = answer.source.replace("s.cosine(u, v)", "s.association(u, [v], [-v]) / 2")
+    assert "helpers.statistics.association" in scan.scan_notebook(nb, references={"statistics": ["cosine"]})[0]["reason"]
 
 
 def _renamed(source: str, name: str) -> str:
@@ -217,18 +237,21 @@ def _mutant_text(m) -> str:
 def test_no_false_positive_on_worked_solutions_and_mutants():
     """Every worked solution and every mutant of every assignment: 0 flags (honest answers, right or wrong),
     except the allow-list's own: a mutant that takes another course function or SciPy is flagged for that
-    (issue 36), and only for that, naming a module or function its own code imports."""
+    (issue 36), and only for that, naming a module or function its own code imports. A mutant that calls the
+    assignment's references (``REFERENCES``, which the judge zeroes) is not flagged for it."""
     flagged, allow_listed, scanned = [], [], 0
     for a in discover_assignments():
         names = notebook_names(a)
         sources = {n: read_nb(SOLUTIONS_DIR / a / f"{n}.ipynb") for n in names}
         releases = {n: read_nb(RELEASE_DIR / a / f"{n}.ipynb") for n in names}
         worked = {n: _restore_tests(fill_solutions(releases[n], sources[n]), sources[n]) for n in names}
+        references = scan._references_for({"CourseDirectory": {"root": str(SOLUTIONS_DIR.parent)}}, a)
+        assert references or a == "10_lexicon_weat", f"{a}: no REFERENCES read from its hidden tests"
         for m in [None] + load_mutants(a):
             label, nbs = ("worked", worked) if m is None else (m["name"], apply_mutant(worked, m))
             for n, nb in nbs.items():
                 scanned += 1
-                found = scan.scan_notebook(nb, releases[n])
+                found = scan.scan_notebook(nb, releases[n], references=references)
                 other = [f for f in found if not any(r in f["reason"] for r in ALLOW_LIST_REASONS)]
                 if other or (found and m is None):
                     flagged.append((a, label, found))
@@ -239,7 +262,7 @@ def test_no_false_positive_on_worked_solutions_and_mutants():
                         allow_listed.append((a, label))
     assert scanned > 80
     assert flagged == []
-    assert len(allow_listed) >= 20  # the mutants that call the reference or SciPy
+    assert len(allow_listed) >= 5, allow_listed  # the mutants that call another course function or SciPy
 
 
 def test_unchanged_provided_cells_are_not_scanned_but_changed_ones_are():

@@ -214,10 +214,36 @@ def _parse(source: str):
 
 
 def _outside_allow_list(tree, allowed: set, course_imports: dict, answer: bool, reached: set) -> list[str]:
-    """Reasons for each module or function the cell's code takes that its exercise's allow-list lacks."""
+    """Reasons for each module or function the cell's code takes that its exercise's allow-list lacks.
+
+    An import is judged by what the cell takes from it: ``import helpers.statistics as s`` then ``s.cosine``
+    takes ``helpers.statistics.cosine``; an import the cell does not use is judged by itself."""
     in_functions = {id(m) for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
                     for m in ast.walk(n)}
+    inner = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    uses: dict[str, set] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in inner and isinstance(n.ctx, ast.Load):
+            name = _dotted(n)
+            if name:
+                head, _, rest = name.partition(".")
+                uses.setdefault(head, set()).add(rest)
     out = []
+
+    def take(path):
+        parts = path.split(".")
+        if sourcecode.is_allowed(path, allowed):
+            return
+        if parts[0] == "helpers":
+            reason = (f"uses the course's {safe_name(path)}, which this exercise does not name (it may compute what "
+                      "the exercise asks you to write); a person should check")
+        else:
+            reason = (f"uses {safe_name(path)}, which is not on this exercise's list (NumPy, math, your own functions "
+                      "and what the notebook's own cells import); a person should check it does not do the "
+                      "exercise's work")
+        if reason not in out:
+            out.append(reason)
+
     for n in ast.walk(tree):
         if isinstance(n, (ast.Import, ast.ImportFrom)) and not getattr(n, "level", 0):
             for a in n.names:
@@ -233,18 +259,13 @@ def _outside_allow_list(tree, allowed: set, course_imports: dict, answer: bool, 
                 if parts[0] not in ALLOWED_IMPORTS or (parts[0] == "helpers" and len(parts) > 1
                                                        and parts[1] not in REFERENCE_MODULES):
                     continue  # flagged already: a module no exercise needs, or the grading machinery
-                if sourcecode.is_allowed(path, allowed):
-                    continue
-                if parts[0] == "helpers":
-                    out.append(f"uses the course's {safe_name(path)}, which this exercise does not name (it may "
-                               "compute what the exercise asks you to write); a person should check")
-                else:
-                    out.append(f"uses {safe_name(path)}, which is not on this exercise's list (NumPy, math, your own "
-                               "functions and what the notebook's own cells import); a person should check it "
-                               "does not do the exercise's work")
+                for rest in sorted(uses.get(name, ())) or [None]:
+                    take(path if rest is None else f"{bound}.{rest}" if rest else bound)
         elif isinstance(n, ast.Attribute) and n.attr in LIBRARY_METHODS and (answer or id(n) in in_functions):
-            out.append(f"calls .{n.attr}, a method of gensim's word vectors that computes what the exercises ask "
-                       "you to write; a person should check")
+            reason = (f"calls .{n.attr}, a method of gensim's word vectors that computes what the exercises ask "
+                      "you to write; a person should check")
+            if reason not in out:
+                out.append(reason)
     return out
 
 
@@ -580,7 +601,7 @@ def _names_loaded(source: str) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) -> list[dict]:
+def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD, references=None) -> list[dict]:
     """Flags for every cell of a submitted notebook that the student controls.
 
     Parameters
@@ -593,6 +614,10 @@ def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) 
         unchanged (``%matplotlib inline`` in a provided cell is the course's, not the student's).
     threshold : float
         Similarity from which an answer function counts as a near-copy of a reference function.
+    references : dict, optional
+        ``{"statistics": ["cosine", ...]}``: the assignment's references, which the graded kernel lacks
+        (``REFERENCES`` of its hidden-test module). The judge zeroes an answer that calls one, so the
+        allow-list does not flag them as well.
 
     Returns
     -------
@@ -627,7 +652,7 @@ def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD) 
                                           [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef,
                                                                                        ast.AsyncFunctionDef))])
                         for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    allowed = set(course_imports.values())
+    allowed = set(course_imports.values()) | {f"helpers.{m}.{f}" for m, fs in (references or {}).items() for f in fs}
     flags = []
     for k, cell in students:
         where = grade_id(cell) or f"cell {k}"
@@ -663,6 +688,26 @@ def _release_for(config, assignment: str, notebook: str):
     return None
 
 
+def _references_for(config, assignment: str) -> dict:
+    """``REFERENCES`` of the assignment's hidden-test module, read as a literal (never imported here), or {}.
+
+    The module is where the judge looks for it: ``<course root>/<Judge.tests_dir>/<assignment>.py``."""
+    root = Path(config.get("CourseDirectory", {}).get("root", "") or ".")
+    path = root / (config.get("Judge", {}).get("tests_dir", "") or "hidden_tests") / f"{assignment}.py"
+    try:
+        tree = parse_python(path.read_text(encoding="utf-8"), top_level_await=False)
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "REFERENCES" for t in node.targets):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                return {}
+            return value if isinstance(value, dict) else {}
+    return {}
+
+
 class ScanAnswers(NbGraderPreprocessor):
     """nbgrader preprocessor: scan the student's code before execution and flag what it finds.
 
@@ -681,7 +726,7 @@ class ScanAnswers(NbGraderPreprocessor):
         except Exception as exc:  # noqa: BLE001 - without the release every unlocked cell is scanned
             self.log.warning("scan: release notebook not found (%s); scanning every unlocked cell", exc)
         try:
-            found = scan_notebook(nb, release)
+            found = scan_notebook(nb, release, references=_references_for(self.config, info.get("assignment", "")))
         except Exception as exc:  # noqa: BLE001 - fail closed: a scan that breaks flags the notebook
             self.log.warning("scan failed: %s", exc)
             found = [{"cell": None, "reason": f"The scan of the student's code failed ({type(exc).__name__}), so "
