@@ -318,6 +318,11 @@ def _binds(stmt) -> list[str]:
                 _targets(item.optional_vars, out)
     elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
         out += [(a.asname or a.name).split(".")[0] for a in stmt.names]
+    elif isinstance(stmt, ast.Delete):
+        for t in stmt.targets:
+            _targets(t, out)
+    elif isinstance(stmt, ast.Try):
+        out += [h.name for h in stmt.handlers if h.name]
     return out
 
 
@@ -333,8 +338,9 @@ def module_bindings(trees) -> dict[str, list[ast.AST]]:
 
     Read: the cells' statements and those nested in ``if``, ``for``, ``while``, ``try``, ``with`` and
     ``match`` blocks (a second definition under ``if True:`` binds the name as surely as the first),
-    walrus expressions (``(f := lambda x: ...)``) outside functions, and the statements of a function
-    that declares the name ``global``. A function's or a class's own local names are not the notebook's.
+    ``del`` and ``except ... as`` names, walrus expressions (``(f := lambda x: ...)``) outside functions,
+    and the statements of a function that declares the name ``global``. A function's or a class's own
+    local names are not the notebook's.
 
     Parameters
     ----------

@@ -104,65 +104,17 @@ def _root(node) -> str | None:
 
 
 def _bound_at_top(tree, course_imports=None) -> set[str]:
-    """Names a cell binds in the notebook's namespace (top level, or ``global`` in a function).
+    """Names a cell binds in the notebook's namespace (:func:`helpers.sourcecode.module_bindings`: at any
+    depth of the cell, or ``global`` in a function).
 
     An import that binds a name to what the course's own cells bind it to (``import numpy as
     np`` again) does not count."""
     course_imports = course_imports or {}
     out: set[str] = set()
-
-    def targets(t):
-        if isinstance(t, ast.Name):
-            out.add(t.id)
-        elif isinstance(t, (ast.Tuple, ast.List)):
-            for e in t.elts:
-                targets(e)
-        elif isinstance(t, ast.Starred):
-            targets(t.value)
-
-    def visit(stmts):
-        for s in stmts:
-            if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out.add(s.name)
-                for n in ast.walk(s):
-                    if isinstance(n, ast.Global):
-                        out.update(n.names)
-                continue
-            if isinstance(s, (ast.Import, ast.ImportFrom)):
-                for name, path in _imports(s).items():
-                    if course_imports.get(name) != path:
-                        out.add(name)
-            elif isinstance(s, ast.Assign):
-                for t in s.targets:
-                    targets(t)
-            elif isinstance(s, (ast.AugAssign, ast.AnnAssign)):
-                targets(s.target)
-            elif isinstance(s, (ast.For, ast.AsyncFor)):
-                targets(s.target)
-            elif isinstance(s, (ast.With, ast.AsyncWith)):
-                for item in s.items:
-                    if item.optional_vars is not None:
-                        targets(item.optional_vars)
-            elif isinstance(s, ast.Delete):
-                for t in s.targets:
-                    targets(t)
-            elif isinstance(s, ast.Try):
-                for h in s.handlers:
-                    if h.name:
-                        out.add(h.name)
-            for n in ast.walk(s):  # walrus at top level, globals in nested blocks
-                if isinstance(n, ast.NamedExpr):
-                    targets(n.target)
-            for field in ("body", "orelse", "finalbody", "handlers"):
-                sub = getattr(s, field, None)
-                if sub:
-                    visit([x for x in sub if isinstance(x, ast.stmt)] +
-                          [y for x in sub if isinstance(x, ast.ExceptHandler) for y in x.body])
-            if isinstance(s, ast.Match):
-                for case in s.cases:
-                    visit(case.body)
-
-    visit(tree.body)
+    for name, nodes in sourcecode.module_bindings([tree]).items():
+        if any(not (isinstance(node, (ast.Import, ast.ImportFrom))
+                    and course_imports.get(name) == _imports(node).get(name)) for node in nodes):
+            out.add(name)
     return out
 
 
