@@ -175,6 +175,22 @@ def check_vectorised(func, what: str | None = None, *, follow: bool = True, hint
     ``np.vectorize``, ``np.apply_along_axis``, ...) and recursion. With ``follow`` the notebook's own code that
     the function uses is read too, through every binding of each name (:func:`helpers.sourcecode.own_code`),
     and so is recursion through several functions.
+
+    Parameters
+    ----------
+    func : Remote
+        The notebook's function (``nb.<name>``); only its name is used.
+    what : str, optional
+        How the message names it (default: its name).
+    follow : bool
+        Also read the notebook's own code that the function runs.
+    hint : str
+        A sentence appended to the message (what to use instead).
+
+    Raises
+    ------
+    AssertionError
+        A loop was found (the message says which and where), or the notebook has no ``def`` of the function.
     """
     name = _name_of(func)
     label = what or name
