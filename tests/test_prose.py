@@ -73,6 +73,12 @@ def t08_alt(name, col):
     return r"(?m)^" + re.escape(name) + r"\s+" + r"[-\d.%]+\s+" * k + r"([-\d.]+)"
 
 
+def knn_null(name, k, col):
+    """08's k-NN proxy test after the projection: words right ("right"), the shuffled-label mean ("mean") or p."""
+    tail = {"right": r"(\d+) of", "mean": r"\d+ of \d+ .*mean (\d+) right", "p": r".*, p = (\S+)$"}[col]
+    return r"(?m)^" + re.escape(name) + r", k = " + str(k) + r": " + tail
+
+
 def t10_shrink(key, targets, k):
     """The k-th "% smaller" (0: |d|, 1: association gap, 2: centroid distance) of 10's projection table."""
     return r"(?m)^\s*" + key + " " + targets + r"\s" + r"(?:[^%\n]*%)" * k + r"[^%\n]*?(\d+)%"
@@ -255,15 +261,18 @@ CLAIMS = {
         C(r"Row 7 stays at the edge of significance \(p = (\S+)\)", r"WEAT 7 with male/female names .* -> (\S+)\n"),
         C(r"career and family, (\d+)% removed, p = (\S+)\)", r"WEAT 6 \(names; .*\((\d+)% removed", r"WEAT 6 \(names; .* -> (\S+)\n"),
         C(r"\((\d+)% after the projection, against (\d+)% by chance\)",
-          r"600 most gendered words: .* and (\d+)% after", r"600 most gendered words: .*baseline (\d+)%"),
-        C(r"recover the former side of (\d+)% \((\d+)% before\), against\s+a majority-class baseline of (\d+)%",
-          r"50 occupations: .* and (\d+)% after", r"50 occupations: .* for (\d+)% before", r"50 occupations: .*baseline (\d+)%"),
-        # issue 19, item 6: the occupations' proxy result is not evidence; the 600 words' is
-        C(r"(\d+) of (\d+) right where always guessing the larger class gets (\d+)\.", r"50 occupations: (\d+) of \d+ right",
-          r"50 occupations: \d+ of (\d+) right", r"50 occupations: .* (\d+) expected at the baseline"),
-        C(r"A one-sided binomial test gives p = (\S+) \(a rough", r"50 occupations: .*one-sided binomial p = (\S+)"),
-        C(r"\((\d+) right where chance gives (\d+), p far", r"600 most gendered words: (\d+) of",
-          r"600 most gendered words: .* (\d+) expected at the baseline"),
+          r"600 most gendered words: .* and (\d+)% after", r"600 most gendered words: .*rate (\d+)%"),
+        # issue 38, item 1: the chance level of a k-NN vote is labels shuffled over the fixed neighbour graph
+        C(r"the vote gets (\d+) right on average, against (\d+)\s+observed, and no shuffle in ([\d,]+) comes close \(p = (\S+), the",
+          knn_null("600 most gendered words", 5, "mean"), knn_null("600 most gendered words", 5, "right"),
+          r"against ([\d,]+) shuffles of the labels", knn_null("600 most gendered words", 5, "p")),
+        C(r"recover the former side of (\d+)% \((\d+)% before\), against a\s+majority-class rate of (\d+)%",
+          r"50 occupations: .* and (\d+)% after", r"50 occupations: .* for (\d+)% before", r"50 occupations: .*rate (\d+)%"),
+        C(r"chance then gets (\d+) of (\d+) right on average, and (\d+) right\s+or more is rare \(p = (\S+)\)",
+          knn_null("50 occupations", 5, "mean"), r"50 occupations, k = 5: \d+ of (\d+) right",
+          knn_null("50 occupations", 5, "right"), knn_null("50 occupations", 5, "p")),
+        C(r"p = (\S+) with 3, (\S+) with 7 and (\S+) with 9\.", knn_null("50 occupations", 3, "p"),
+          knn_null("50 occupations", 7, "p"), knn_null("50 occupations", 9, "p")),
         # the reflection's model answer
         C(r"kept only (\d+)% and (\d+)%\s+of its value and the WEFAT correlation with the share of women fell from (\S+) to (\S+),",
           t08(7, "s_left"), t08(8, "s_left"), r"Pearson r (\S+) \(p", r"-> (\S+) \(p = \S+\);"),
