@@ -106,11 +106,24 @@ def t11(cluster, col):
     return r"(?m)^\s+N" + str(cluster) + r"\s+\d+\s+[\d,]+\s+" + tail
 
 
-def t11_stable(pair, col):
+def t11_stable(pair, col, method="BH"):
     """11's stability table: how many of the other seeds a discovery survives (col "all") or survives with
-    both matched clusters at a Jaccard overlap of at least 0.5 with the original ones (col "same")."""
-    pattern = r"(\d) of \d+  \(\d of \d+\)" if col == "all" else r"\((\d) of \d+\)"
-    return r"(?m)^\s*" + re.escape(pair) + r"\s.*\s" + pattern
+    both matched clusters at a Jaccard overlap of at least 0.5 with the original ones (col "same"), counted
+    with Benjamini-Hochberg ("BH") or Benjamini-Yekutieli ("BY") q-values."""
+    pattern = r"(\d) of \d+ \(\d of \d+\)" if col == "all" else r"\d of \d+ \((\d) of \d+\)"
+    return r"(?m)^\s*" + re.escape(pair) + r"\s.*\s" + method + " " + pattern
+
+
+def t11_cond(pair, col):
+    """11's conditional tests of overlapping pairs ("N9-W16"): the word centroids' cosine, p alone, p given."""
+    tail = {"cos": r"= (\S+);", "alone": r"p = (\S+) alone", "given": r"alone, (\S+) after"}[col]
+    return r"(?m)^" + re.escape(pair) + r" given .*?" + tail
+
+
+def t11_proj(pair, col):
+    """11's table of section 7.3 (the projected embedding): female, g_before, g_after, p_before, p_after."""
+    k = ["female", "g_before", "g_after", "p_before", "p_after"].index(col)
+    return r"(?m)^\s*" + re.escape(pair) + r"\s+(?=\d\.\d\d\s+-?\d\.\d{4}\s)" + r"\S+\s+" * k + r"(\S+)"
 
 
 CLAIMS = {
@@ -191,8 +204,13 @@ CLAIMS = {
         C(r"including the one whose exact p-value, (\S+), does not\.", r"have exact p-values .*, (\S+)\n"),
         C(r"Bonferroni is therefore not stricter than needed here: it keeps exactly()",
           r"Bonferroni and Benjamini-Yekutieli keep the same pairs: True()"),
-        C(r"Benjamini-Hochberg reported something in (\S+) of the scrambled runs and Benjamini-Yekutieli in\s+(\S+):",
+        C(r"Benjamini-Hochberg reported something in (\S+) of the scrambled runs and Benjamini-Yekutieli in\s+(\S+)\.",
           r"in (\S+) of the runs \(Benjamini-Hochberg\)", r"and (\S+) \(Benjamini-Yekutieli\)"),
+        # issue 38, item 5: BH's share is an observation, with its standard error
+        C(r"so a share of (\S+) \(binomial\s+standard error (\S+) over the runs\)",
+          r"in (\S+) of the runs \(Benjamini-Hochberg\)", r"binomial standard error of (\S+)\n"),
+        # issue 38, item 4: Lemma 2 and the sizes
+        C(r"map prints (\d+) names against ([\d,]+) for N11", r"N11: (\d+) names", r"the other names ([\d,]+);"),
         C(r"N0 \(the recent names\) at (\S+), N10 \(names\s+that are also ordinary words or places\) at (\S+)\s+and\s+N1\s+\(the\s+most\s+common\s+male\s+names\)\s+at\s+(\S+),\s+where\s+a\s+random\s+direction\s+gives\s+a\s+standard\s+deviation\s+of\s+(\S+)\.\s+The\s+word\s+clusters\s+less\s+so\s+\(the\s+largest\s+is\s+(\S+)\)",
           r"N0 (\S+),", r"N10 (\S+),", r"N1 (\S+),", r"standard deviation (\S+)\)", r"largest \|cosine\| (\S+);"),
         # section 7: the associations
@@ -202,9 +220,41 @@ CLAIMS = {
         C(r"give\s+(\d+%) of it, and N11 as a whole is (\S+) female with mean year of birth (\d+)\.",
           r"N11-W22: .*\n.*\n   names that drive g \((\d+)%", t11(11, "female"), t11(11, "year")),
         C(r"common female names \((\S+) female, mean year (\d+)\) with family", t11(4, "female"), t11(4, "year")),
-        C(r"it survives\s+all five seeds \((\d) of 5 with both overlaps", t11_stable("N4-W30", "same")),
+        C(r"it survives\s+all five seeds \((\d) of 5 with both\s+overlaps", t11_stable("N4-W30", "same")),
+        # issue 38, item 2: the summary follows Benjamini-Yekutieli
+        C(r"does not report it\s+in this run \(q = (\S+)\) and reports it in only (\d) of 5 other seeds",
+          r"N4-W30: .*q_BY = (\S+);", t11_stable("N4-W30", "all", "BY")),
+        C(r"\*\*only\*\* pair that is a discovery of\s+Benjamini-Yekutieli in this run and again with all five other seeds \((\d) of 5\)",
+          t11_stable("N11-W22", "all", "BY")),
+        C(r"Following Benjamini-Yekutieli, whose guarantee holds\s+for these dependent tests, \*\*one\*\* pair()",
+          r"finds again with all 5 other seeds: N11-W22 \(1 of \d+\)()"),
+        # issue 38, item 3: overlapping pairs, the conditional test
+        C(r"the centroids of W33 and W16 have cosine (\S+), and once W33's direction is removed \(the\s+conditional test above\) the p-value of N9-W16 rises from (\S+) to (\S+)\. N9-W33 keeps\s+p = (\S+) once",
+          t11_cond("N9-W16", "cos"), t11_cond("N9-W16", "alone"), t11_cond("N9-W16", "given"), t11_cond("N9-W33", "given")),
+        C(r"given W22's direction its p-value rises from (\S+)\s+to (\S+) \(the word centroids have cosine (\S+)\)\. N11-W22 given W37 keeps p = (\S+)\.",
+          t11_cond("N11-W37", "alone"), t11_cond("N11-W37", "given"), t11_cond("N11-W37", "cos"), t11_cond("N11-W22", "given")),
+        # issue 38, item 6: what the name rule costs
+        C(r"Without the rule (\d+) of the ([\d,]+) words are tokens the rule would leave out, and the enumeration\s+reports (\d+) pairs by Benjamini-Hochberg and (\d+) by Benjamini-Yekutieli \((\d+) and (\d+) with the rule\)",
+          r"without the rule (\d+) of", r"without the rule \d+ of the ([\d,]+) words", r"discoveries: (\d+) \(Benjamini-Hochberg\), \d+ \(Benjamini-Yekutieli\), against",
+          r"discoveries: \d+ \(Benjamini-Hochberg\), (\d+) \(Benjamini-Yekutieli\), against",
+          r"against (\d+) and \d+ with it", r"against \d+ and (\d+) with it"),
+        C(r"the conflict cluster of N11 now holds (\d+) tokens", r"N11 with a cluster of \d+ words, (\d+) of them left out"),
+        C(r"personal\s+names \(\*(arafat)\*, \*(hussein)\*, \*(abbas)\*\) among them", r"left out by the rule: .*\b(arafat)\b",
+          r"left out by the rule: .*\b(hussein)\b", r"left out by the rule: .*\b(abbas)\b"),
+        # issue 38, item 12: the enumeration after notebook 8's projection
+        C(r"\(N4-W30, (\S+) female\) falls from p = (\S+) to (\S+), and neither correction reports it",
+          t11_proj("N4-W30", "female"), t11_proj("N4-W30", "p_before"), t11_proj("N4-W30", "p_after")),
+        C(r"N11 with conflict words \(p = (\S+) after\)", t11_proj("N11-W22", "p_after")),
+        C(r"N9 \(male names, (\S+) female\) with sports, which the projection weakens\s+\(g from (\S+) to (\S+)\)",
+          t11_proj("N9-W33", "female"), t11_proj("N9-W33", "g_before"), t11_proj("N9-W33", "g_after")),
+        C(r"(\d+) pairs by Benjamini-Hochberg and (\d+) by\s+Benjamini-Yekutieli after the projection, against (\d+) and (\d+) before",
+          r"after the projection: (\d+) discoveries", r"after the projection: \d+ discoveries \(Benjamini-Hochberg\), (\d+)",
+          r"after the projection: .*against (\d+) and", r"after the projection: .*against \d+ and (\d+) before"),
+        C(r"common male\s+names \(N6, (\S+) female\) with words of university", r"N6 \((\S+) female, mean year"),
+        C(r"(N11-W37) even becomes a discovery of\s+Benjamini-Yekutieli", r"(?m)^\s*(N11-W37)\s.*yes\s+yes$"),
         C(r"male names \((\S+) female\) with sports", t11(9, "female")),
-        C(r"W33 survives (\d) of 5 seeds, W16 (\d) of 5\.", t11_stable("N9-W33", "all"), t11_stable("N9-W16", "all")),
+        C(r"W33 survives (\d) of 5 seeds, W16 (\d) of 5\s+with Benjamini-Hochberg and (\d) of 5 with Benjamini-Yekutieli",
+          t11_stable("N9-W33", "all"), t11_stable("N9-W16", "all"), t11_stable("N9-W16", "all", "BY")),
         C(r"\(countries of Europe and Latin America\) survives (\d) of 5 seeds, but never with a\s+matched name cluster whose Jaccard overlap with N7 reaches 0\.5 \((\d) of 5; the overlaps range from\s+(\S+) to (\S+)\)",
           t11_stable("N7-W31", "all"), t11_stable("N7-W31", "same"),
           r"Name overlaps over the five runs.* N7-W31 (\d\.\d\d)-", r"Name overlaps over the five runs.* N7-W31 \d\.\d\d-(\d\.\d\d)"),
@@ -213,8 +263,8 @@ CLAIMS = {
         C(r"comes back in only (\d)\s+of 5 runs", t11_stable("N11-W37", "all")),
         # "all five": an empty group that the output regex matches only when the row says 5 of 5
         C(r"\*\*N11 with W22\*\* has the largest \$g\$ \(\S+\) and survives all five other seeds()",
-          r"(?m)^\s*N11-W22\s.*\s5 of 5  \(.*()$"),
-        C(r"and it survives\s+all five seeds()", r"(?m)^\s*N4-W30\s.*\s5 of 5  \(.*()$"),
+          r"(?m)^\s*N11-W22\s.*\sBH 5 of 5 \(.*()$"),
+        C(r"With Benjamini-Hochberg it survives\s+all five seeds()", r"(?m)^\s*N4-W30\s.*\sBH 5 of 5 \(.*()$"),
         # section 7.2 and 8: power
         C(r"a pair\s+needs a cosine of (\S+) between its centred centroids to pass Bonferroni \((\S+) to be the first\s+discovery of Benjamini-Yekutieli\), a pair with cosine (\S+) has \$p\$ = (\S+) on its own",
           r"first step of Benjamini-Hochberg: .* >= (\S+)\n", r"first step of Benjamini-Yekutieli: .* >= (\S+)\n",
@@ -227,7 +277,8 @@ CLAIMS = {
         C(r"with g = (\S+), exact p = (\S+) and q = (\S+):\s+among (\d+) pairs", r"N4-W30: g = (\S+),",
           r"N4-W30: g = \S+, p = (\S+),", r"N4-W30: .*q_BH = (\S+),", r"exact p-values, (\d+) pairs"),
         C(r"the more cautious\s+Benjamini-Yekutieli \(q = (\S+)\)", r"N4-W30: .*q_BY = (\S+);"),
-        C(r"It came back\s+with all five other k-means seeds()", r"(?m)^\s*N4-W30\s.*\s5 of 5  \(.*()$"),
+        C(r"Benjamini-Hochberg it came back with all five other k-means seeds()", r"(?m)^\s*N4-W30\s.*\sBH 5 of 5 \(.*()$"),
+        C(r"and with Benjamini-Yekutieli in only (\d) of 5\.", t11_stable("N4-W30", "all", "BY")),
         C(r"but only (\d) of 5\s+times\s+with\s+both\s+matched\s+clusters", t11_stable("N4-W30", "same")),
         C(r"\(passing\s+Bonferroni takes a cosine of (\S+) between", r"first step of Benjamini-Hochberg: .* >= (\S+)\n"),
     ],
@@ -329,12 +380,14 @@ DISCUSSIONS = {
         (r"^What the clusters capture, on this run", []),
         (r"^The Monte Carlo p-values agree with the exact ones", ["0.001"]),   # a threshold of the check
         (r"^\*\*Three corrections, three guarantees", []),
-        (r"^Benjamini-Hochberg reported something in", []),
+        (r"^Benjamini-Hochberg reported something in", ["5%", "7.1"]),   # alpha, a section number
         (r"^The name clusters lie far along the frequency direction", []),
         (r"^Reading the list", ["0.5"]),                            # the overlap the table requires
         (r"^### 7\.1 Do they survive", ["0.5", "0.05"]),           # the overlap the table requires, alpha
         (r"^## 8\. What unsupervised enumeration", ["5%", "0.05", "7.1"]),   # alpha, and a section number
         (r"^\*Model answer \(for graders", ["0.5", "7.2"]),        # the overlap the table requires, a section
+        (r"^Without the rule", []),
+        (r"^\*\*What the projection changes", ["7.2"]),           # a section number
     ],
     "08_debiasing": [
         (r"^\*\*Reading the numbers\.\*\*", []),
