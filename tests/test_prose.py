@@ -79,6 +79,14 @@ def knn_null(name, k, col):
     return r"(?m)^" + re.escape(name) + r", k = " + str(k) + r": " + tail
 
 
+CEILING = r"The ceiling of \|d\| for 8 \+ 8 names \(ddof = 1\): (\S+) ="
+SENT_RANK_M = r"median frequency rank: male names ([\d,]+), female"
+SENT_RANK_F = r"median frequency rank: male names [\d,]+, female names ([\d,]+)"
+SENT_GAP = r"sentiment gap, male minus female: (\S+);"
+SENT_ADJ = r"adjusted for log frequency rank: (\S+) \("
+SENT_T = r"of it\), t = (\S+) \("
+
+
 def t10_shrink(key, targets, k):
     """The k-th "% smaller" (0: |d|, 1: association gap, 2: centroid distance) of 10's projection table."""
     return r"(?m)^\s*" + key + " " + targets + r"\s" + r"(?:[^%\n]*%)" * k + r"[^%\n]*?(\d+)%"
@@ -179,6 +187,13 @@ CLAIMS = {
         C(r"correlate at (0\.\d+) or more\s+\(p up to (\S+) otherwise\)",
           r"names \(filter 0.2\): .*p < 0.05 when r12 >= (\S+)", r"names \(filter 0.2\): .* to (\S+), p < 0.05"),
         C(r"gives p at most (\S+) for every admissible", r"(?m)^\s+occupations: .* to (\S+), p < 0.05"),
+    ],
+    "09_generalised_weat": [
+        # issue 38, item 9: the README adds what notebook 9 finds
+        C(r"fragile to resampling the words \(rows (\d+), (\d+), (\d+), (\d+), (\d+) and (\d+)\)",
+          *(r"Fragile on this embedding \(bootstrap interval contains 0\): WEAT \[" + r"\d+, " * k + r"(\d+)"
+            + (r"\]" if k == 5 else "") for k in range(6)),
+          where="README.md"),
     ],
     "11_enumerating_biases": [
         # section 1: the rule for names among the words
@@ -367,6 +382,31 @@ CLAIMS = {
         C(r"reach (\S+) in only (\S+)% of draws", r"Table 1's 8 \+ 8 names: d = (\S+);", r"draws reaching it: (\S+)%"),
         C(r"\(d = (\S+)\s+and (\S+), intervals excluding 0\)", t10_row(3, "d"), t10_row(4, "d")),
         C(r"words give (\S+) and (\S+) on the same", t10_row(3, "table1"), t10_row(4, "table1")),
+        # issue 38, item 8: intervals pressed against the ceiling of d are no test; the random draws are
+        C(r"the ceiling of \$d\$, (\S+) for 8 \+ 8 names", CEILING),
+        C(r"with\s+8 \+ 8 names d cannot exceed (\S+), and the 8 \+ 8", CEILING),
+        # issue 38, item 7: the gender-sentiment row with the frequency control, both numbers
+        C(r"Frequency explains half of it: male names are more frequent \(median ranks ([\d,]+) and ([\d,]+)\), and the gap of (\S+) is (\S+) at equal log frequency rank \(t = (\S+)\)",
+          SENT_RANK_M, SENT_RANK_F, SENT_GAP, SENT_ADJ, SENT_T),
+        C(r"ones \(median ranks ([\d,]+) and ([\d,]+)\), and a\s+name's sentiment score follows its frequency rank \(Spearman correlation (\S+):",
+          SENT_RANK_M, SENT_RANK_F, r"Spearman correlation of a name's sentiment score with its frequency rank \(\d+ names\): (\S+)"),
+        C(r"the raw gap \(male minus female\) is (\S+), and at\s+equal log frequency rank it is (\S+), (\d+)% of it\. The adjusted gap remains \(t = (\S+),",
+          SENT_GAP, SENT_ADJ, r"adjusted for log frequency rank: \S+ \((\d+)% of it\)", SENT_T),
+        # issue 38, item 11: Sutton et al.'s Experiment 2 with BLS data
+        C(r"are strongly correlated\s+\(r = (\S+)\)", r"before the projection: male vs\. female association r = (\S+) \("),
+        C(r"all (\d+) of its male occupations lean to the masculine side here, but so do (\d+) of our (\d+)\s+occupations",
+          r"Table I male  : .*-> (\d+) of \d+ on", r"(\d+) of the \d+ lean to the masculine side", r"(\d+) occupations; Empath"),
+        C(r"only (\d+) of its (\d+) female occupations are on the feminine side",
+          r"Table I female: .*-> (\d+) of \d+ on", r"Table I female: .*-> \d+ of (\d+) on"),
+        C(r"\(\*(designer)\*,\s+\*(housekeeper)\* and \*(supervisor)\* among them; \*(psychologist)\* and \*(pharmacist)\* are not\)",
+          r"Table I female: .*(designer) \+", r"Table I female: .*(housekeeper) \+", r"Table I female: .*(supervisor) \+",
+          r"Table I female: .*(psychologist) -", r"Table I female: .*(pharmacist) -"),
+        C(r"the share of women in the occupation\s+\(r = (\S+), p = (\S+)\)",
+          r"before the projection: .*% women r = (\S+) \(", r"before the projection: .*% women r = \S+ \(p = (\S+)\)"),
+        C(r"the correlation with the\s+employment statistics is gone \(r = (\S+), p = (\S+)\)",
+          r"after  the projection: .*% women r = (\S+) \(", r"after  the projection: .*% women r = \S+ \(p = (\S+)\)"),
+        C(r"\(mean\s+\|female - male\| from (\S+) to (\S+)\)", r"(?m)^before the projection: .*= (\S+)$",
+          r"(?m)^after  the projection: .*= (\S+)$"),
     ],
 }
 
@@ -402,6 +442,8 @@ DISCUSSIONS = {
         (r"^The three measures answer", []),
         (r"^\*\*Side by side with the paper", []),
         (r"^A model answer", ["95%"]),   # the name rule, a stated choice
+        (r"^The male names are far more frequent", []),
+        (r"^\*\*Reading Experiment 2\*\*", []),
     ],
 }
 
