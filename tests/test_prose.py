@@ -339,6 +339,9 @@ CLAIMS = {
           knn_null("50 occupations", 5, "right"), knn_null("50 occupations", 5, "p")),
         C(r"p = (\S+) with 3, (\S+) with 7 and (\S+) with 9\.", knn_null("50 occupations", 3, "p"),
           knn_null("50 occupations", 7, "p"), knn_null("50 occupations", 9, "p")),
+        C(r"the evidence of\s+a surviving proxy is \*\*weak and depends on k\*\*()",
+          r"50 occupations: p < 0.05 with k = .* -> weak evidence of a surviving proxy that depends on k()"),
+        C(r"The 600 words leave no\s+doubt()", r"600 most gendered words: p < 0.05 with k = .* -> a surviving proxy at every k()"),
         # the reflection's model answer
         C(r"kept only (\d+)% and (\d+)%\s+of its value and the WEFAT correlation with the share of women fell from (\S+) to (\S+),",
           t08(7, "s_left"), t08(8, "s_left"), r"Pearson r (\S+) \(p", r"-> (\S+) \(p = \S+\);"),
