@@ -10,7 +10,9 @@ to fill every place it can write, as a student's cell would:
   (read-only);
 * the bytes on the host's disk under every host folder the sandbox binds (the connection folder, the
   spool, the working folder) do not grow;
-* POSIX message queues stop at ``RLIMIT_MSGQUEUE``.
+* POSIX message queues stop at ``RLIMIT_MSGQUEUE``;
+* of what it writes to the stderr it was started with (ipykernel keeps a copy of it), at most
+  :data:`warm.STDERR_BYTES` reach the grader's stderr (which may be a log file on disk).
 
 And the template: one stopped with SIGSTOP (by its own kernel, or from outside between kernels) is found
 out at the first request it does not answer, closed with its sandbox, reported (:func:`warm.take_notes`),
@@ -217,6 +219,38 @@ def test_posix_message_queues_stop_at_their_budget(course, warm_kernels):
     # the queues' room (and the kernel's bookkeeping) counts against the limit: fewer bytes get in
     assert 0 < report["sent"] <= MSGQUEUE_BYTES, report
     assert report["queues"] < 256 and report["errno"] == 24, report  # EMFILE: the limit, not the count of queues
+
+
+#: run in the kernel: 1 MiB written to the stderr the kernel was started with (ipykernel keeps a copy of it)
+STDERR_FLOOD = """
+import os, sys
+fd = sys.stderr._original_stdstream_copy
+print(sum(os.write(fd, b"E" * 65536) for _ in range(16)))
+"""
+
+
+@pytest.mark.parametrize("warm_kernels", [False, True], ids=["plain", "warm"])
+def test_what_a_kernel_writes_to_its_stderr_reaches_the_graders_only_up_to_its_budget(course, capfd, warm_kernels):
+    import threading
+
+    async def go():
+        km, kc = await _start(course, warm_kernels=warm_kernels)
+        try:
+            return _kind(km), (await _run(kc, STDERR_FLOOD)).strip()
+        finally:
+            await _stop(km, kc)
+
+    kind, written = asyncio.run(go())
+    warm.close_templates()
+    for thread in threading.enumerate():  # the relays end when their sandboxes have
+        if thread.name.startswith("stderr of"):
+            thread.join(timeout=30)
+    err = capfd.readouterr().err
+    assert kind == ("WarmKernel" if warm_kernels else "Popen"), kind
+    assert written == str(2**20), written  # the kernel could write it all (the pipe is drained)
+    # what the sandbox wrote before (the debugger's warnings) counts too: a few hundred bytes
+    assert warm.STDERR_BYTES - 4096 <= err.count("E") <= warm.STDERR_BYTES, len(err)
+    assert "the rest of the stderr of" in err, err[-300:]
 
 
 def _template_pid(template: warm.Template) -> int:

@@ -450,6 +450,8 @@ class SandboxKernelManager(AsyncKernelManager):
         check_workdir(workdir, root, read_only)
         kw["env"] = kernel_env(env, settings.env_allow)
         kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's connection banner, not the student's prints
+        self._close_stderr()
+        self._stderr = kw["stderr"] = warm.stderr_pipe("a sandboxed kernel")  # bounded on its way to the grader's
         env = kw["env"]
 
         def command(argv, inner_workdir, private_dir, provided=(), info_fd=None):  # this kernel's sandbox, or its template's
@@ -472,6 +474,15 @@ class SandboxKernelManager(AsyncKernelManager):
         return cmd, kw
 
     _info: tuple | None = None
+    _stderr: int | None = None
+
+    def _close_stderr(self) -> None:
+        if self._stderr is not None:
+            try:
+                os.close(self._stderr)
+            except OSError:
+                pass
+            self._stderr = None
 
     def _close_info(self) -> None:
         for fd in self._info or ():
@@ -492,6 +503,7 @@ class SandboxKernelManager(AsyncKernelManager):
                 warm.note(f"a kernel was started plainly: {exc}")
             else:
                 self._close_info()
+                self._close_stderr()
                 assert self.provisioner is not None
                 self.provisioner.process, self.provisioner.pid, self.provisioner.pgid = process, process.pid, None
                 self._reconcile_connection_info(self.provisioner.connection_info)
@@ -506,6 +518,7 @@ class SandboxKernelManager(AsyncKernelManager):
         finally:
             os.close(write)
             self._info = (read,)
+            self._close_stderr()
         try:
             pid = warm.sandbox_pid(read, self.provisioner.process)
         except warm.TemplateError as exc:

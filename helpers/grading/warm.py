@@ -41,7 +41,7 @@ import threading
 import time
 from pathlib import Path
 
-__all__ = ["Template", "TemplateError", "WarmKernel", "spool_dir", "sockets_dir", "outside", "sandbox_pid", "note",
+__all__ = ["Template", "TemplateError", "WarmKernel", "spool_dir", "sockets_dir", "outside", "sandbox_pid", "stderr_pipe", "note",
            "take_notes", "template_for", "close_templates", "sandbox_cpu", "WORKDIR", "READY_TIMEOUT", "ANSWER_TIMEOUT"]
 
 log = logging.getLogger(__name__)
@@ -59,6 +59,10 @@ ANSWER_TIMEOUT = 30.0
 
 #: Seconds bubblewrap may take to report its sandbox's process id (--info-fd; it does so at once).
 INFO_TIMEOUT = 30.0
+
+#: Bytes of a sandbox's stderr (bubblewrap's errors, a kernel's start-up traceback; a kernel's own prints go
+#: to the notebook) passed on to the grader's stderr, which may be a log file on disk; the rest is dropped.
+STDERR_BYTES = 64 * 1024
 
 _SOURCE = Path(__file__).with_name("warm_template.py")
 _SPOOL: str | None = None
@@ -158,6 +162,51 @@ def outside(pid: int, path: str) -> str:
         raise TemplateError(f"the grader cannot reach the sandbox's files through {root} (is /proc mounted with "
                             "hidepid? The grading user must see its own processes there)")
     return root + path
+
+
+def stderr_pipe(name: str) -> int:
+    """A pipe for a sandbox's stderr: at most :data:`STDERR_BYTES` of what comes through reach the grader's.
+
+    Parameters
+    ----------
+    name : str
+        What writes to it, for the line that says the rest was dropped.
+
+    Returns
+    -------
+    int
+        The writing end (the caller passes it to the sandbox and closes its own copy).
+    """
+    read, write = os.pipe()
+    threading.Thread(target=_relay, args=(read, name), daemon=True, name=f"stderr of {name}").start()
+    return write
+
+
+def _relay(fd: int, name: str) -> None:
+    passed, cut = 0, False
+    try:
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                return
+            if passed < STDERR_BYTES:
+                part = data[:STDERR_BYTES - passed]
+                passed += len(part)
+                _write_stderr(part)
+                data = data[len(part):]
+            if data and not cut:
+                cut = True
+                _write_stderr(f"\n[the rest of the stderr of {name} is dropped: over {STDERR_BYTES} bytes]\n".encode())
+    finally:
+        os.close(fd)
+
+
+def _write_stderr(data: bytes) -> None:
+    try:
+        while data:
+            data = data[os.write(2, data):]
+    except OSError:
+        pass
 
 
 def sandbox_pid(fd: int, process=None, timeout: float | None = None) -> int:
@@ -299,9 +348,10 @@ class Template:
         self.sandbox_pid: int | None = None
         self.process = None
         read, write = os.pipe()
+        stderr = stderr_pipe("a warm-kernel template and its kernels")
         try:
             self.process = subprocess.Popen(command(argv, WORKDIR, self.spool, info_fd=write), env=env,
-                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                                             pass_fds=[theirs.fileno(), write])
             os.close(write)
             write = None
@@ -314,7 +364,7 @@ class Template:
             raise
         finally:
             theirs.close()
-            for fd in (read, write):
+            for fd in (read, write, stderr):
                 if fd is not None:
                     os.close(fd)
         failed = ready.get("failed") if isinstance(ready.get("failed"), list) else []
