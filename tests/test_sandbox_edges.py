@@ -97,6 +97,13 @@ for _k in range(256):
 print(_j.dumps({"sent": _sent, "queues": _queues, "errno": _err}))
 '''
 
+#: run in the kernel: 1 MiB written to the stderr the kernel was started with (ipykernel keeps a copy of it)
+STDERR_FLOOD = """
+import os, sys
+fd = sys.stderr._original_stdstream_copy
+print(sum(os.write(fd, b"E" * 65536) for _ in range(16)))
+"""
+
 
 @pytest.fixture
 def course(tmp_path, monkeypatch):
@@ -163,34 +170,65 @@ def host_bytes(*folders) -> int:
     return total
 
 
-@pytest.mark.parametrize("warm_kernels", [False, True], ids=["plain", "warm"])
-def test_every_writable_place_stops_at_its_budget_and_nothing_reaches_the_host_disk(course, warm_kernels):
+@pytest.fixture(scope="module", params=[False, True], ids=["plain", "warm"])
+def probed(request, tmp_path_factory):
+    """One kernel (plain, or forked from a template) that fills every place, fills message queues and floods
+    its stderr: what it reports, the growth of the host folders, and what reached the grader's stderr."""
+    import tempfile
+    import threading
+
+    nbt.needs_bwrap()
+    patch = pytest.MonkeyPatch()
+    patch.setattr(sandbox, "MSGQUEUE_BYTES", MSGQUEUE_BYTES)
+    warm.close_templates()
+    warm._REFUSED.clear()
+    course = tmp_path_factory.mktemp("edges") / "course"
     budgets = {"/tmp": DISK_MB * MiB, "/dev/shm": sandbox.SHM_MB * MiB, warm.sockets_dir(): sandbox.SOCKETS_KB * 1024}
-    read_only = ["/dev", "/"]
 
     async def go():
-        km, kc = await _start(course, warm_kernels=warm_kernels)
+        km, kc = await _start(course, warm_kernels=request.param)
         try:
-            kind = _kind(km)
-            connection = os.path.dirname(km.connection_file)
+            out = {"kind": _kind(km), "connection": os.path.dirname(km.connection_file)}
             workdir = json.loads((await _run(kc, "import json, os; print(json.dumps(os.getcwd()))")).strip())
-            places = {**budgets, workdir: DISK_MB * MiB}
-            tries = {p: b + MiB for p, b in places.items()}
-            tries.update({p: MiB for p in [*read_only, connection]})
-            # HOME is in /tmp: filled after /tmp, it has no room left
-            tries["HOME"] = MiB
+            out["places"] = {**budgets, workdir: DISK_MB * MiB}
+            tries = {p: b + MiB for p, b in out["places"].items()}
+            tries.update({p: MiB for p in ["/dev", "/", out["connection"]]})
+            tries["HOME"] = MiB  # HOME is in /tmp: filled after /tmp, it has no room left
             code = FILL.replace("PLACES", repr(tries)).replace("'HOME'", "_o.environ['HOME']")
-            watched = [connection, warm.spool_dir(), str(course)]
+            watched = [out["connection"], warm.spool_dir(), str(course)]
             before = host_bytes(*watched)
-            out = await _run(kc, code)
-            after = host_bytes(*watched)
-            return kind, connection, places, json.loads(out.strip().splitlines()[-1]), after - before
+            out["fill"] = json.loads((await _run(kc, code)).strip().splitlines()[-1])
+            out["grown"] = host_bytes(*watched) - before
+            out["mqueue"] = json.loads((await _run(kc, MQUEUE)).strip().splitlines()[-1])
+            out["stderr_written"] = (await _run(kc, STDERR_FLOOD)).strip()
+            return out
         finally:
             await _stop(km, kc)
 
-    kind, connection, places, report, grown = asyncio.run(go())
-    assert kind == ("WarmKernel" if warm_kernels else "Popen"), kind
-    assert grown == 0, f"{grown} bytes reached the host's disk"
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as err:
+        os.dup2(err.fileno(), 2)  # the grader's stderr, as a log file on disk
+        try:
+            result = asyncio.run(go())
+            warm.close_templates()
+            for thread in threading.enumerate():  # the relays end when their sandboxes have
+                if thread.name.startswith("stderr of"):
+                    thread.join(timeout=30)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            patch.undo()
+        err.seek(0)
+        result["stderr"] = err.read().decode(errors="replace")
+    result["warm"] = request.param
+    yield result
+    warm._REFUSED.clear()
+
+
+def test_every_writable_place_stops_at_its_budget_and_nothing_reaches_the_host_disk(probed):
+    report, places = probed["fill"], probed["places"]
+    assert probed["kind"] == ("WarmKernel" if probed["warm"] else "Popen"), probed["kind"]
+    assert probed["grown"] == 0, f"{probed['grown']} bytes reached the host's disk"
     fills = report["fills"]
     for place, budget in places.items():
         written, error = fills[place]
@@ -198,56 +236,23 @@ def test_every_writable_place_stops_at_its_budget_and_nothing_reaches_the_host_d
         if budget >= MiB:  # the fill did reach the budget (less the file system's own blocks)
             assert written >= budget - 256 * 1024, (place, written, budget)
     assert fills[report["home"]] == [0, "ENOSPC"], fills
-    for place in [*["/dev", "/"], connection]:
+    for place in ["/dev", "/", probed["connection"]]:
         assert fills[place] == [0, "EROFS"], (place, fills[place])
     # every writable place is one of those, and a tmpfs (not the host's disk)
     assert set(report["mounts"]) == set(places), report["mounts"]
     assert set(report["mounts"].values()) == {"tmpfs"}, report["mounts"]
 
 
-@pytest.mark.parametrize("warm_kernels", [False, True], ids=["plain", "warm"])
-def test_posix_message_queues_stop_at_their_budget(course, warm_kernels):
-    async def go():
-        km, kc = await _start(course, warm_kernels=warm_kernels)
-        try:
-            return _kind(km), json.loads((await _run(kc, MQUEUE)).strip().splitlines()[-1])
-        finally:
-            await _stop(km, kc)
-
-    kind, report = asyncio.run(go())
-    assert kind == ("WarmKernel" if warm_kernels else "Popen"), kind
+def test_posix_message_queues_stop_at_their_budget(probed):
+    report = probed["mqueue"]
     # the queues' room (and the kernel's bookkeeping) counts against the limit: fewer bytes get in
     assert 0 < report["sent"] <= MSGQUEUE_BYTES, report
     assert report["queues"] < 256 and report["errno"] == 24, report  # EMFILE: the limit, not the count of queues
 
 
-#: run in the kernel: 1 MiB written to the stderr the kernel was started with (ipykernel keeps a copy of it)
-STDERR_FLOOD = """
-import os, sys
-fd = sys.stderr._original_stdstream_copy
-print(sum(os.write(fd, b"E" * 65536) for _ in range(16)))
-"""
-
-
-@pytest.mark.parametrize("warm_kernels", [False, True], ids=["plain", "warm"])
-def test_what_a_kernel_writes_to_its_stderr_reaches_the_graders_only_up_to_its_budget(course, capfd, warm_kernels):
-    import threading
-
-    async def go():
-        km, kc = await _start(course, warm_kernels=warm_kernels)
-        try:
-            return _kind(km), (await _run(kc, STDERR_FLOOD)).strip()
-        finally:
-            await _stop(km, kc)
-
-    kind, written = asyncio.run(go())
-    warm.close_templates()
-    for thread in threading.enumerate():  # the relays end when their sandboxes have
-        if thread.name.startswith("stderr of"):
-            thread.join(timeout=30)
-    err = capfd.readouterr().err
-    assert kind == ("WarmKernel" if warm_kernels else "Popen"), kind
-    assert written == str(2**20), written  # the kernel could write it all (the pipe is drained)
+def test_what_a_kernel_writes_to_its_stderr_reaches_the_graders_only_up_to_its_budget(probed):
+    err = probed["stderr"]
+    assert probed["stderr_written"] == str(2**20), probed["stderr_written"]  # all written (the pipe is drained)
     # what the sandbox wrote before (the debugger's warnings) counts too: a few hundred bytes
     assert warm.STDERR_BYTES - 4096 <= err.count("E") <= warm.STDERR_BYTES, len(err)
     assert "the rest of the stderr of" in err, err[-300:]

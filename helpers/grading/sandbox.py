@@ -500,14 +500,17 @@ class SandboxKernelManager(AsyncKernelManager):
                 process = template.fork(self._kernel_cmd)
             except warm.TemplateError as exc:
                 self.log.warning("Warm kernels: %s; starting this kernel plainly.", exc)
-                warm.note(f"a kernel was started plainly: {exc}")
+                warm.note(f"a kernel was started plainly: {exc}", logged=True)
             else:
                 self._close_info()
                 self._close_stderr()
                 assert self.provisioner is not None
                 self.provisioner.process, self.provisioner.pid, self.provisioner.pgid = process, process.pid, None
                 self._reconcile_connection_info(self.provisioner.connection_info)
-                self.ip = warm.outside(template.sandbox_pid, self.ip)
+                try:
+                    self.ip = warm.outside(template.sandbox_pid, self.ip)
+                except warm.TemplateError as exc:
+                    raise SandboxError(f"The kernel's sockets cannot be reached: {exc}") from exc
                 return
         if self._info is None:  # not started by _async_pre_start_kernel (the sandbox is off)
             await super()._async_launch_kernel(kernel_cmd, **kw)
@@ -520,12 +523,11 @@ class SandboxKernelManager(AsyncKernelManager):
             self._info = (read,)
             self._close_stderr()
         try:
-            pid = warm.sandbox_pid(read, self.provisioner.process)
+            self.ip = warm.outside(warm.sandbox_pid(read, self.provisioner.process), self.ip)
         except warm.TemplateError as exc:
-            raise SandboxError(f"The sandbox did not start: {exc}") from exc
+            raise SandboxError(f"The sandboxed kernel cannot be reached: {exc}") from exc
         finally:
             self._close_info()
-        self.ip = warm.outside(pid, self.ip)
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)

@@ -83,15 +83,18 @@ class TemplateError(RuntimeError):
     """The template failed: it did not start, answer or stay clean."""
 
 
-def note(text: str) -> None:
+def note(text: str, logged: bool = False) -> None:
     """Keep ``text`` for the run's report (:func:`take_notes`) and log it as a warning.
 
     Parameters
     ----------
     text : str
         What happened, in a sentence for the person running the grader.
+    logged : bool
+        The caller logged it already.
     """
-    log.warning("Warm kernels: %s", text)
+    if not logged:
+        log.warning("Warm kernels: %s", text)
     _NOTES.append(text)
 
 
