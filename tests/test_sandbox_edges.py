@@ -1,4 +1,5 @@
-"""The sandbox's writable edges and the warm template's failures (helpers/grading/sandbox.py, warm.py, warm_template.py).
+"""The sandbox's writable edges and the warm template's failures (helpers/grading/sandbox.py, warm.py,
+warm_template.py).
 
 A real sandboxed kernel (plain, and forked from a warm template), started by
 :class:`helpers.grading.sandbox.SandboxKernelManager` as the grader starts it, lists its mounts and tries

@@ -84,8 +84,8 @@ DEFAULT_DISK_MB = 100
 SHM_MB = 16
 
 #: Size (KiB) of the tmpfs that holds the kernel's ZeroMQ Unix sockets (the connection folder itself,
-#: with the connection file, is read-only). A socket takes no data blocks; the tmpfs's smallest size
-#: is one page, and 256 KiB leaves no room for anything else worth writing.
+#: with the connection file, is read-only). A socket takes no data blocks, so the kernel's five need
+#: none of it; 256 KiB leaves room for nothing else of use.
 SOCKETS_KB = 256
 
 #: Bytes a kernel's POSIX message queues may hold (``RLIMIT_MSGQUEUE``; Linux's default, 800 KiB,
@@ -454,7 +454,8 @@ class SandboxKernelManager(AsyncKernelManager):
         self._stderr = kw["stderr"] = warm.stderr_pipe("a sandboxed kernel")  # bounded on its way to the grader's
         env = kw["env"]
 
-        def command(argv, inner_workdir, private_dir, provided=(), info_fd=None):  # this kernel's sandbox, or its template's
+        # this kernel's sandbox, or its template's
+        def command(argv, inner_workdir, private_dir, provided=(), info_fd=None):
             return bwrap_command(argv, workdir=inner_workdir, private_dir=private_dir, read_only=read_only, env=env,
                                  memory_mb=settings.memory_mb, max_processes=settings.max_processes, bwrap=bwrap,
                                  overlays=self.overlays, disk_mb=settings.disk_mb, provided=provided,

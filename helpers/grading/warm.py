@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import atexit
 import json
-import select
 import logging
 import os
+import select
 import shutil
 import signal
 import socket
@@ -41,8 +41,9 @@ import threading
 import time
 from pathlib import Path
 
-__all__ = ["Template", "TemplateError", "WarmKernel", "spool_dir", "sockets_dir", "outside", "sandbox_pid", "stderr_pipe", "note",
-           "take_notes", "template_for", "close_templates", "sandbox_cpu", "WORKDIR", "READY_TIMEOUT", "ANSWER_TIMEOUT"]
+__all__ = ["Template", "TemplateError", "WarmKernel", "spool_dir", "sockets_dir", "outside", "sandbox_pid",
+           "stderr_pipe", "note", "take_notes", "template_for", "close_templates", "sandbox_cpu", "WORKDIR",
+           "READY_TIMEOUT", "ANSWER_TIMEOUT", "STDERR_BYTES"]
 
 log = logging.getLogger(__name__)
 

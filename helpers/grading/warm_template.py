@@ -12,9 +12,9 @@ Nothing of one kernel reaches the next:
 * **one kernel at a time.** When a kernel exits, every other process in the sandbox's PID namespace
   is killed (the template is their subreaper and reaps them all), then ``/tmp`` (with ``HOME``), the
   working folder, the sockets' folder, ``/dev/shm`` and System V IPC objects are emptied (the
-  connection folders are read-only). If anything is left, or the template's own state was changed from outside (resource
-  limits, priority, scheduling, CPU affinity), it says so and exits: the grader then starts plain
-  kernels;
+  connection folders are read-only). If anything is left, or the template's own state was changed
+  from outside (resource limits, priority, scheduling, CPU affinity), it says so and exits: the
+  grader then starts plain kernels;
 * **no student code in the template.** It runs only its own code; it is not dumpable
   (``PR_SET_DUMPABLE`` 0), so no kernel can read or write its memory (ptrace, ``/proc/<pid>/mem``);
 * **a fresh start for each kernel.** The child closes every file the template holds (the control
@@ -27,8 +27,9 @@ Protocol on the control socket (an inherited ``socketpair``; JSON, one object pe
 seconds}`` when kernel ``n`` ended and the sandbox is clean again (``cpu``: the kernel's CPU time;
 ``total``: the template's and everything it reaped so far), ``{"ready": true, "failed": [module, ...],
 "total": seconds}`` once after its imports (``failed``: what it could not import or load, which each
-kernel then does itself) and ``{"tainted": reason}`` before it exits on a failed check. End of file on the socket ends the template (and, with bubblewrap's
-``--die-with-parent``, a dead grader ends it too).
+kernel then does itself) and ``{"tainted": reason}`` before it exits on a failed check. End of file
+on the socket ends the template (and, with bubblewrap's ``--die-with-parent``, a dead grader ends it
+too).
 """
 import ctypes
 import gc
