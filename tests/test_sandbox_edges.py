@@ -325,3 +325,10 @@ def test_the_ready_message_names_what_the_template_failed_to_import(course, tmp_
         template.close()
     notes = warm.take_notes()
     assert any("failed to import helpers.plots" in n for n in notes), notes
+
+
+def test_a_socket_path_too_long_for_unix_sockets_is_refused_with_what_to_do():
+    short = warm.outside(os.getpid(), "/tmp/weat-kernels-x/sockets/ipc")
+    assert short == f"/proc/{os.getpid()}/root/tmp/weat-kernels-x/sockets/ipc"
+    with pytest.raises(warm.TemplateError, match="TMPDIR"):
+        warm.outside(os.getpid(), "/" + "x" * (warm.SOCKET_PATH_MAX - len(f"/proc/{os.getpid()}/root")) + "/ipc")

@@ -61,6 +61,9 @@ ANSWER_TIMEOUT = 30.0
 #: Seconds bubblewrap may take to report its sandbox's process id (--info-fd; it does so at once).
 INFO_TIMEOUT = 30.0
 
+#: Bytes of a Unix socket's path, with its final NUL (``sun_path`` of ``sockaddr_un`` on Linux).
+SOCKET_PATH_MAX = 108
+
 #: Bytes of a sandbox's stderr (bubblewrap's errors, a kernel's start-up traceback; a kernel's own prints go
 #: to the notebook) passed on to the grader's stderr, which may be a log file on disk; the rest is dropped.
 STDERR_BYTES = 64 * 1024
@@ -165,6 +168,9 @@ def outside(pid: int, path: str) -> str:
     if not os.access(root, os.X_OK):
         raise TemplateError(f"the grader cannot reach the sandbox's files through {root} (is /proc mounted with "
                             "hidepid? The grading user must see its own processes there)")
+    if len(root + path) + len("-65535") >= SOCKET_PATH_MAX:
+        raise TemplateError(f"the path of the kernel's sockets, {root + path}-N, is too long for a Unix socket "
+                            f"({SOCKET_PATH_MAX - 1} bytes at most): set TMPDIR to a shorter folder (e.g. /tmp)")
     return root + path
 
 
