@@ -14,7 +14,6 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import corpus
-from helpers.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
