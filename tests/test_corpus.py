@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from helpers import corpus
+from helpers.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -194,3 +195,58 @@ def test_read_corpus(tmp_path):
         corpus.read_corpus(latin)
     with pytest.raises(FileNotFoundError):
         corpus.read_corpus(tmp_path / "missing.txt")
+
+
+# ---------------------------------------------------------------------------------------------
+# python -m helpers train
+# ---------------------------------------------------------------------------------------------
+
+def _paper_words() -> list[str]:
+    from helpers.wordsets import weat_tests, wefat_names, wefat_occupations
+
+    words = {w.lower() for t in weat_tests() for ws in (t.target_x, t.target_y, t.attribute_a, t.attribute_b)
+             for w in ws.used_by_paper}
+    words |= {w.lower() for w in wefat_occupations()[0] + wefat_names()[0]}
+    return sorted(words)
+
+
+def test_train_then_replicate_reads_the_embedding(tmp_path, capsys):
+    """A corpus of the paper's words in random sentences: train writes a word2vec file that
+    ``replicate --embedding`` reads and runs all ten WEATs and both WEFATs on."""
+    words = _paper_words()
+    rng = np.random.default_rng(0)
+    text = tmp_path / "corpus.txt"
+    text.write_text("\n".join(" ".join(rng.choice(words, 8)) for _ in range(1500)) + "\n")
+    out = tmp_path / "out" / "vectors.txt"
+    assert main(["train", str(text), str(out), "--vector-size", "8", "--epochs", "1", "--min-count", "1",
+                 "--quiet"]) == 0
+    assert out.read_text().split("\n", 1)[0] == f"{len(words)} 8"   # word2vec's header: count, dimensions
+    report = tmp_path / "r.json"
+    assert main(["replicate", "--embedding", str(out), "--n-resamples", "100", "--quiet",
+                 "--json", str(report)]) == 0
+    import json
+
+    doc = json.loads(report.read_text())
+    assert doc["embedding"] == str(out) and len(doc["weat"]) == 10
+    assert all(t["missing"] == [] for t in doc["weat"])
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "is empty"),
+    (b"\n \n", "is empty"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "not a text file"),
+    (b"caf\xe9 au lait\n", "not UTF-8"),
+    (b"lorem ipsum dolor\n" * 10, "none of the words of the paper's Table 1"),
+])
+def test_train_refuses_bad_corpora(tmp_path, capsys, content, message):
+    corpus_file = tmp_path / "corpus.txt"
+    corpus_file.write_bytes(content)
+    assert main(["train", str(corpus_file), str(tmp_path / "v.txt"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and "Traceback" not in err
+    assert not (tmp_path / "v.txt").exists()
+
+
+def test_train_missing_file(tmp_path, capsys):
+    assert main(["train", str(tmp_path / "nope.txt"), str(tmp_path / "v.txt")]) == 2
+    assert "no such corpus file" in capsys.readouterr().err
