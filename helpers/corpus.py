@@ -444,9 +444,10 @@ def synthetic_corpus(rate: float, *, n_sentences: int = 4000, n_definitional: in
     g = resolve_rng(rng)
     fill_p = 1.0 / np.arange(1, len(FILLER_WORDS) + 1)
     fill_p /= fill_p.sum()
-    fillers = np.array(FILLER_WORDS)[g.choice(len(FILLER_WORDS), p=fill_p,
-                                              size=(n_sentences + n_definitional + n_filler, sentence_length))]
-    out = fillers.tolist()
+    words = np.array(FILLER_WORDS + CAREER_TARGETS + CARE_TARGETS + MALE_WORDS + FEMALE_WORDS
+                     + tuple(w for pair in HELD_OUT_PAIRS for w in pair))   # a str dtype wide enough for all
+    out = words[g.choice(len(FILLER_WORDS), p=fill_p,
+                         size=(n_sentences + n_definitional + n_filler, sentence_length))]
     targets = np.array(CAREER_TARGETS + CARE_TARGETS)
     male, female = np.array(MALE_WORDS), np.array(FEMALE_WORDS)
     # occupation sentences
@@ -459,9 +460,9 @@ def synthetic_corpus(rate: float, *, n_sentences: int = 4000, n_definitional: in
                     female[g.integers(len(female), size=n_sentences)])
     start = g.integers(sentence_length - 3, size=n_sentences)
     gap = g.integers(1, 4, size=n_sentences)
-    for k in range(n_sentences):
-        out[k][start[k]] = str(targets[t[k]])
-        out[k][start[k] + gap[k]] = str(attr[k])
+    rows = np.arange(n_sentences)
+    out[rows, start] = targets[t]
+    out[rows, start + gap] = attr
     # definitional sentences: two words of one gender side by side (an attribute word or a held-out word,
     # then another attribute word), so gendered words share their contexts with each other
     side = g.integers(2, size=n_definitional)
@@ -469,11 +470,12 @@ def synthetic_corpus(rate: float, *, n_sentences: int = 4000, n_definitional: in
     second = g.integers(len(male) - 1, size=n_definitional)
     second = np.where(second >= first, second + 1, second)   # another attribute word than the first
     start_d = g.integers(sentence_length - 2, size=n_definitional)
-    for k in range(n_definitional):
-        words = (MALE_WORDS, FEMALE_WORDS)[side[k]] + tuple(p[side[k]] for p in HELD_OUT_PAIRS)
-        row = out[n_sentences + k]
-        row[start_d[k]] = words[first[k]]
-        row[start_d[k] + 1] = words[second[k]]
+    gendered = np.array([MALE_WORDS + tuple(m for m, _ in HELD_OUT_PAIRS),
+                         FEMALE_WORDS + tuple(f for _, f in HELD_OUT_PAIRS)])
+    rows = n_sentences + np.arange(n_definitional)
+    out[rows, start_d] = gendered[side, first]
+    out[rows, start_d + 1] = gendered[side, second]
+    out = out.tolist()
     order = g.permutation(len(out))
     return [out[i] for i in order]
 
