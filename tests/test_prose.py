@@ -329,6 +329,7 @@ DISCUSSIONS = {
     "05_permutation_tests": [(r"^\(a\) With a strict", [])],
     "06_table1": [(r"^With \$B = 20\{,\}000\$ only row 2", [])],
     "07_wefat": [(r"^For the occupations the difference is significant", ["0.05"])],  # the usual threshold
+    "12_bias_from_corpora": [(r"^\*Model answer \(for graders", ["0.4"])],   # the planted rate of section 5
     "11_enumerating_biases": [
         (r"^What the clusters capture, on this run", []),
         (r"^The Monte Carlo p-values agree with the exact ones", ["0.001"]),   # a threshold of the check
