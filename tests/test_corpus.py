@@ -250,3 +250,22 @@ def test_train_refuses_bad_corpora(tmp_path, capsys, content, message):
 def test_train_missing_file(tmp_path, capsys):
     assert main(["train", str(tmp_path / "nope.txt"), str(tmp_path / "v.txt")]) == 2
     assert "no such corpus file" in capsys.readouterr().err
+
+
+def test_train_reports_and_shows_a_progress_bar(tmp_path, capsys):
+    words = _paper_words()
+    rng = np.random.default_rng(1)
+    text = tmp_path / "corpus.txt"
+    lines = [" ".join(rng.choice(words, 6)) for _ in range(300)]
+    text.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "v.bin"
+    assert main(["train", str(text), str(out), "--vector-size", "4", "--epochs", "2", "--min-count", "1",
+                 "--binary"]) == 0
+    captured = capsys.readouterr()
+    assert "Training word2vec" in captured.err and "2/2" in captured.err   # tqdm's bar, one step per epoch
+    assert "words of 10 of the 10 Table 1 tests present" in captured.out
+    assert f"replicate --embedding {out}" in captured.out
+    from helpers.embeddings import load_embedding
+
+    kv = load_embedding(out, progress=False)   # word2vec's binary format, read back by replicate's loader
+    assert kv.vector_size == 4 and sorted(kv.index_to_key) == sorted({w for line in lines for w in line.split()})
