@@ -38,12 +38,12 @@ def _site(args) -> int:
     return 0
 
 
-def _table1_words() -> list[set[str]]:
-    """The four word sets of each Table 1 WEAT, lower-cased (what ``replicate`` looks up)."""
+def _table1_sets() -> dict[int, list[set[str]]]:
+    """The four word sets of each Table 1 WEAT by its row, lower-cased (what ``replicate`` looks up)."""
     from .wordsets import weat_tests
 
-    return [{w.lower() for ws in (t.target_x, t.target_y, t.attribute_a, t.attribute_b) for w in ws.used_by_paper}
-            for t in weat_tests()]
+    return {t.id: [{w.lower() for w in ws.used_by_paper} for ws in (t.target_x, t.target_y, t.attribute_a, t.attribute_b)]
+            for t in weat_tests()}
 
 
 def _train(args) -> int:
@@ -62,17 +62,25 @@ def _train(args) -> int:
         print(f"error: no word of {args.corpus} occurs at least --min-count={args.min_count} times: lower "
               "--min-count or give a larger corpus", file=sys.stderr)
         return 2
-    usable = sum(1 for words in _table1_words() if words & vocabulary)
-    if usable == 0:
+    sets = _table1_sets()
+    if not any(words & vocabulary for four in sets.values() for words in four):
         print(f"error: {args.corpus} contains none of the words of the paper's Table 1 (seen at least "
               f"--min-count={args.min_count} times), so `replicate` could run none of its tests on the result. Train "
               "on English text that mentions them (flowers, insects, names, pronouns, career and family words, ...), "
               "or lower --min-count", file=sys.stderr)
         return 2
+    # replicate runs all ten tests: a test with a word set of which no word was seen stops it
+    usable = [row for row, four in sets.items() if all(words & vocabulary for words in four)]
     n_tokens = sum(len(s) for s in sentences)
     if not args.quiet:
         print(f"{len(sentences):,} sentences, {n_tokens:,} words, vocabulary {len(vocabulary):,} "
-              f"(seen at least {args.min_count} times); words of {usable} of the 10 Table 1 tests present")
+              f"(seen at least {args.min_count} times); every word set has words for {len(usable)} of the 10 "
+              "Table 1 tests")
+    if len(usable) < len(sets):
+        missing = ", ".join(str(row) for row in sets if row not in usable)
+        print(f"warning: Table 1 rows {missing} have a word set none of whose words is in the vocabulary; "
+              "`replicate` will stop at the first of them. Run the other rows one by one with "
+              "helpers.weat.run_weat (notebook 12, section 6)", file=sys.stderr)
     from .wordsets import wefat_names, wefat_occupations
 
     for what, (words, _) in (("occupations", wefat_occupations()), ("names", wefat_names())):

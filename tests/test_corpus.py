@@ -247,6 +247,24 @@ def test_train_refuses_bad_corpora(tmp_path, capsys, content, message):
     assert not (tmp_path / "v.txt").exists()
 
 
+def test_train_warns_when_a_table1_set_has_no_word(tmp_path, capsys):
+    """Flowers, insects and the pleasant words but no unpleasant one: row 1 cannot run, and replicate would
+    stop there, so train says so (and still writes the vectors)."""
+    from helpers.wordsets import weat_test
+
+    t = weat_test(1)
+    words = [w.lower() for ws in (t.target_x, t.target_y, t.attribute_a) for w in ws.used_by_paper]
+    rng = np.random.default_rng(2)
+    corpus_file = tmp_path / "corpus.txt"
+    corpus_file.write_text("\n".join(" ".join(rng.choice(words, 6)) for _ in range(200)) + "\n")
+    assert main(["train", str(corpus_file), str(tmp_path / "v.txt"), "--vector-size", "4", "--epochs", "1",
+                 "--min-count", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "every word set has words for 0 of the 10 Table 1 tests" in captured.out
+    assert "warning: Table 1 rows 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 have a word set" in captured.err
+    assert (tmp_path / "v.txt").is_file()
+
+
 def test_train_missing_file(tmp_path, capsys):
     assert main(["train", str(tmp_path / "nope.txt"), str(tmp_path / "v.txt")]) == 2
     assert "no such corpus file" in capsys.readouterr().err
@@ -263,7 +281,7 @@ def test_train_reports_and_shows_a_progress_bar(tmp_path, capsys):
                  "--binary"]) == 0
     captured = capsys.readouterr()
     assert "Training word2vec" in captured.err and "2/2" in captured.err   # tqdm's bar, one step per epoch
-    assert "words of 10 of the 10 Table 1 tests present" in captured.out
+    assert "every word set has words for 10 of the 10 Table 1 tests" in captured.out
     assert f"replicate --embedding {out}" in captured.out
     from helpers.embeddings import load_embedding
 
