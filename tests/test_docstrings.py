@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The science library (issue 21: statistics, embeddings, wordsets, weat, wefat, lexicon, enumeration,
 #: plots) and the notebooks' checks.
 MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots", "checks",
+           "corpus",
            "replication")
 
 CHECKS = parse_config(ROOT)["checks"]

@@ -451,7 +451,7 @@ def test_every_graded_cell_has_hidden_tests_and_every_module_is_used():
         assert graded == cases, f"{a}: graded cells without hidden tests {graded - cases}, hidden tests of no cell {cases - graded}"
         refs = getattr(module, "REFERENCES", {})
         judge.stripped_package(refs, Path(__import__("tempfile").mkdtemp()))  # every name exists
-    assert moved == len(nbt.discover_assignments()) == 11
+    assert moved == len(nbt.discover_assignments()) == 12
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FLOORS = {
     "science": [
         ["statistics", "embeddings", "wordsets", "plots", "checks"],
-        ["weat", "wefat", "lexicon", "enumeration"],
+        ["weat", "wefat", "lexicon", "enumeration", "corpus"],
         ["replication"],
     ],
     "grading": [

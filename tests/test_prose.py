@@ -195,6 +195,19 @@ CLAIMS = {
             + (r"\]" if k == 5 else "") for k in range(6)),
           where="README.md"),
     ],
+    "12_bias_from_corpora": [
+        # the reflection's model answer, against the table of section 5
+        C(r"is large\s+\(mean d (\S+)\) and significant", r"(?m)^original\s+(\S+) \["),
+        C(r"The projection removes it \(mean d (\S+),", r"(?m)^projection\s+(\S+) \["),
+        C(r"\(0 of 6, against (\S+) before\)", r"(?m)^original .*?(\S+) of 6 \["),
+        C(r"\(mean d (\S+), significant in none\), while", r"(?m)^CDA\s+(\S+) \["),
+        C(r"signal even grows \((\S+) against (\S+)\)", r"(?m)^CDA .* (\S+) \[\S+, \S+\]$",
+          r"(?m)^original .* (\S+) \[\S+, \S+\]$"),
+        # the dose-response table: the first rate at which word2vec (the last column) is significant in all four
+        # corpora, and the first at which the raw rows (the first column) are in three
+        C(r"at a planted\s+rate of (\S+) \(a fifth", r"(?m)^\s*(\d\.\d\d) .* 4 of 4$"),
+        C(r"the raw counts already at (\S+) in three of four", r"(?m)^\s*(\d\.\d\d)\s+\S+ \[\s*\S+,\s+\S+\]  3 of 4"),
+    ],
     "11_enumerating_biases": [
         # section 1: the rule for names among the words
         C(r"far too wide:\s+(\d+) of the candidate tokens meet it", r"(\d+) of them not Empath words"),
@@ -419,6 +432,7 @@ DISCUSSIONS = {
     "05_permutation_tests": [(r"^\(a\) With a strict", [])],
     "06_table1": [(r"^With \$B = 20\{,\}000\$ only row 2", [])],
     "07_wefat": [(r"^For the occupations the difference is significant", ["0.05"])],  # the usual threshold
+    "12_bias_from_corpora": [(r"^\*Model answer \(for graders", ["0.4"])],   # the planted rate of section 5
     "11_enumerating_biases": [
         (r"^What the clusters capture, on this run", []),
         (r"^The Monte Carlo p-values agree with the exact ones", ["0.001"]),   # a threshold of the check

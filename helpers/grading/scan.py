@@ -59,7 +59,8 @@ ALLOWED_IMPORTS = frozenset({
     "re", "string", "copy", "warnings", "csv", "json", "pandas", "matplotlib", "seaborn", "helpers",
 })
 #: Course modules an answer may import (the others grade, scan or flag it).
-REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots")
+REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "corpus",
+                     "plots")
 #: An answer function at least this similar to the reference function of the same name (see
 #: :func:`similarity`) is flagged as a near-copy. Measured on the 56 answer functions of every
 #: worked solution and mutant that share a name with a reference function: median 0.50, 90th
