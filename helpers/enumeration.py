@@ -973,9 +973,10 @@ def knn_label_null(V, labels, *, k: int = 5, n_resamples: int, rng) -> KnnTest:
     with the accuracy of :func:`knn_vote_accuracy`; the observed labelling counts as one of the
     B + 1 (Phipson & Smyth, Stat. Appl. Genet. Mol. Biol. 9(1), 2010,
     doi:10.2202/1544-6115.1585). This is a permutation test of "the labels are exchangeable over
-    the rows", the graph-based label-permutation test used for the proxy check of Gonen &
-    Goldberg (NAACL-HLT 2019, doi:10.18653/v1/N19-1061) in the course's form; the predictions share
-    neighbours, which a binomial test against a fixed rate would wrongly treat as independent.
+    the rows". It puts the neighbour check of Gonen & Goldberg (NAACL-HLT 2019,
+    doi:10.18653/v1/N19-1061), whether a word's neighbours still reveal its gender after debiasing,
+    as a permutation test; the test is the course's, not a procedure of that paper. The predictions
+    share neighbours, which a binomial test against a fixed rate would wrongly treat as independent.
 
     Parameters
     ----------
