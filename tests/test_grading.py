@@ -347,8 +347,8 @@ def test_cli_failed_run_shows_the_error_and_writes_no_export(graded, tmp_path):
     (root / "submitted" / "mallory" / A / f"{A}.ipynb").write_text("not a notebook")
     before = {name: (root / name).read_bytes() for name in ("grades.csv", "grades_lms.csv", "flags.csv")}
     with nbt.offline_env(tmp_path):
-        res = subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1"] + nbt.sandbox_args(),
-                             cwd=root, capture_output=True, text=True, timeout=900)
+        res = subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1", "--new-students"]
+                             + nbt.sandbox_args(), cwd=root, capture_output=True, text=True, timeout=900)
     assert res.returncode == 1, res.stdout[-2000:] + res.stderr[-3000:]
     out = res.stdout
     assert "mallory" in out and "NotJSONError" in out and "Please see the" not in out, out

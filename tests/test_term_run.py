@@ -94,3 +94,30 @@ def test_tampered_test_cell_metadata_costs_only_its_student(base, tmp_path):
     assert tampered_id in out and "restored from the release" in out, out
     alice = next(line for line in out.splitlines() if line.startswith(A) and " alice " in line)
     assert "FLAGGED" not in alice, out
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 41, item 5: a folder name not on the roster makes no phantom student
+# ---------------------------------------------------------------------------------------------
+
+def test_a_folder_not_on_the_roster_stops_the_run(base, tmp_path):
+    """The roster (alice, bob, zoe) is in the gradebook; folders ``zoë`` and ``bob.smith@uni.edu`` were
+    collected by hand. ``grade`` names both (zoë with the roster's zoe), exits 2 and grades nothing: no new
+    student in the gradebook, no export."""
+    from nbgrader.api import Gradebook
+
+    root = _copy(base, tmp_path)
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        for student in ("alice", "bob", "zoe"):
+            gb.update_or_create_student(student)
+    nb = _full(root)
+    for folder in ("zoë", "bob.smith@uni.edu"):
+        nbt.submit(root, A, folder, {A: nb})
+    res = _grade(root, tmp_path, timeout=300)
+    assert res.returncode == 2, res.stdout[-3000:] + res.stderr[-3000:]
+    assert "submitted/zoë/ (did you mean zoe?)" in res.stderr and "submitted/bob.smith@uni.edu/" in res.stderr, \
+        res.stderr
+    assert "--new-students" in res.stderr and "Traceback" not in res.stderr, res.stderr
+    assert _students(root) == {"alice", "bob", "zoe"}
+    assert not (root / "grades.csv").exists() and not (root / "grades_lms.csv").exists()
+    assert not (root / "autograded").exists() or not any((root / "autograded").glob("*/" + A))

@@ -24,7 +24,8 @@ def grade_command(args) -> int:
     try:
         reports = grade_class(".", assignments=args.assignments or None, workers=args.workers,
                               sandbox=not args.no_sandbox, force=args.force, feedback=not args.no_feedback,
-                              export=args.export, scheduler=args.scheduler, log=print)
+                              export=args.export, scheduler=args.scheduler,
+                              roster=not getattr(args, "new_students", False), log=print)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

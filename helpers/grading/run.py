@@ -42,7 +42,8 @@ from .exports import write_exports
 from .grade import grade_submission, score_of
 from .state import load_state, save_state, submission_hash
 
-__all__ = ["grade_class", "submitted_assignments", "blocking_failures", "DIED", "PRELOAD"]
+__all__ = ["grade_class", "submitted_assignments", "blocking_failures", "roster_of", "not_on_roster", "DIED",
+           "PRELOAD"]
 
 
 DIED = ("The grading process died while grading this submission on its own (for example killed by the system "
@@ -220,6 +221,70 @@ def submitted_assignments(root: str | os.PathLike = ".") -> list[str]:
     return [a for a in names if api.get_submitted_students(a)]
 
 
+def roster_of(db_url: str) -> set[str]:
+    """The students the gradebook knows (an imported roster, and those graded before); empty without a gradebook.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook.
+
+    Returns
+    -------
+    set of str
+        Their ids.
+    """
+    from nbgrader.api import Gradebook
+
+    if not gradebook_exists(db_url):
+        return set()
+    with Gradebook(db_url) as gb:
+        return {s.id for s in gb.students}
+
+
+def not_on_roster(students, roster: set[str]) -> str:
+    """Why the submissions of ``students`` not in ``roster`` stop the run, or ``""`` when all are in it.
+
+    A folder name with a typo (``zoë`` for ``zoe``, an e-mail address for the id) would otherwise become a
+    new student in the gradebook and a row of the LMS export. Each name is shown with the closest ids of
+    the roster.
+
+    Parameters
+    ----------
+    students : iterable of str
+        The folder names under ``submitted/``.
+    roster : set of str
+        :func:`roster_of`; empty (no roster imported, nobody graded yet) accepts everyone.
+
+    Returns
+    -------
+    str
+        The message for the person, naming each unknown folder and what to do.
+    """
+    import difflib
+    import unicodedata
+
+    unknown = sorted(set(students) - roster) if roster else []
+    if not unknown:
+        return ""
+
+    def plain(name: str) -> str:
+        return unicodedata.normalize("NFKD", name.split("@")[0]).encode("ascii", "ignore").decode().lower()
+
+    folded = {plain(r): r for r in roster}
+    lines = []
+    for name in unknown:
+        close = difflib.get_close_matches(plain(name), list(folded), n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(folded[c] for c in close)}?)" if close else ""
+        shown = name if name.isprintable() and len(name) <= 80 else ascii(name[:80])  # no terminal controls
+        lines.append(f"  submitted/{shown}/{hint}")
+    return (f"{len(unknown)} submission folder(s) name a student who is not on the roster (the {len(roster)} students "
+            f"of the gradebook):\n" + "\n".join(lines) + "\nA misnamed folder would become a new student in the "
+            "gradebook and the LMS export. Rename the folder to the student's id (mv submitted/OLD submitted/ID), "
+            "or add the student to the roster (nbgrader db student add ID --first-name=... --last-name=...), or, if "
+            "these are new students, run again with --new-students. Nothing was graded.")
+
+
 def blocking_failures(reports: list[GradeReport]) -> list[GradeReport]:
     """The submissions nbgrader could not grade (a failed run: no export is written).
 
@@ -232,7 +297,7 @@ def blocking_failures(reports: list[GradeReport]) -> list[GradeReport]:
 def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None = None, workers: int | None = None,
                 sandbox: bool = True, force: bool = False, feedback: bool = True, export: str | None = "grades.csv",
                 progress: bool = True, scheduler: str | None = None, canary: bool = True,
-                log=None) -> list[GradeReport]:
+                roster: bool = False, log=None) -> list[GradeReport]:
     """Autograde every submitted assignment (or ``assignments``), then export.
 
     Before any submission is graded, each assignment that has a submission to grade is checked: its
@@ -269,6 +334,10 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     canary : bool
         Grade the worked solutions first (default). Only tests that have just proved the same
         environment switch it off.
+    roster : bool
+        Refuse a submission folder named after a student the gradebook does not know (:func:`not_on_roster`):
+        nothing is graded. ``python -m helpers grade`` sets it unless given ``--new-students``. A gradebook
+        without students (no roster imported, nothing graded yet) accepts every name, with a line to ``log``.
     log : callable, optional
         Called with a line for the person (the canaries' times, the gradebook prepared).
 
@@ -283,8 +352,9 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         No ``nbgrader_config.py`` in ``root``, an assignment not in the source directory, or no
         submission to grade.
     GradingStopped
-        A worked solution did not get full marks, or the gradebook cannot be made ready: nothing
-        was graded, the gradebook and the exports are as they were.
+        A worked solution did not get full marks, the gradebook cannot be made ready, or (with ``roster``)
+        a submission names a student not on the roster: nothing was graded, the gradebook and the
+        exports are as they were.
     ValueError
         ``workers`` below 1.
     """
@@ -315,6 +385,15 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         where = ", ".join(names) if names else "any assignment"
         raise FileNotFoundError(f"No submissions in {root / 'submitted'}/<student>/<assignment>/ for {where}.")
     db_url = api.coursedir.db_url
+    if roster:
+        known = roster_of(db_url)
+        refused = not_on_roster({s for _, s in work}, known)
+        if refused:
+            raise GradingStopped(refused)
+        if not known:
+            log(f"No roster in the gradebook yet: {len({s for _, s in work})} student(s) are added from the folder "
+                f"names in submitted/. Import the roster first (nbgrader db student import roster.csv) so that a "
+                f"misnamed folder stops the run instead of becoming a new student.")
     state = load_state(root)
     # a submission is unchanged when its files and the assignment's source (tests) are unchanged
     sources = {a: submission_hash(source / a) for a in names}
