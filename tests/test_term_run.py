@@ -6,7 +6,6 @@ One small course (``01_cosine``, alice with the worked answers) is made once; ea
 """
 from __future__ import annotations
 
-import copy
 import csv
 import os
 import shutil
@@ -121,3 +120,75 @@ def test_a_folder_not_on_the_roster_stops_the_run(base, tmp_path):
     assert _students(root) == {"alice", "bob", "zoe"}
     assert not (root / "grades.csv").exists() and not (root / "grades_lms.csv").exists()
     assert not (root / "autograded").exists() or not any((root / "autograded").glob("*/" + A))
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 41, item 8: stopping a run ends everything it started
+# ---------------------------------------------------------------------------------------------
+
+def _start_time(pid: int) -> str | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+def _alive(pid: int, started: str) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == started and fields[0] != "Z"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stopped_run_leaves_no_process(base, tmp_path, signum):
+    """``kill -TERM`` (or ``-INT``) of ``grade`` once a kernel is running: the command exits with 128 + the signal
+    and says what is kept, and no process the run started (seen while it ran: the pool's fork server and worker,
+    the sandbox, the warm-kernel template, the kernel) is alive afterwards; the grading state is readable."""
+    from helpers.grading.run import descendants
+
+    root = _copy(base, tmp_path)
+    seen: dict[int, str] = {}
+    with nbt.offline_env(tmp_path):
+        proc = subprocess.Popen([sys.executable, "-m", "helpers", "grade", A, "--workers", "1", *nbt.sandbox_args()],
+                                cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True)
+        try:
+            deadline = time.monotonic() + 300
+            kernel = False
+            while time.monotonic() < deadline and proc.poll() is None and not kernel:
+                for pid in descendants(proc.pid):
+                    started = _start_time(pid)
+                    if started is not None:
+                        seen.setdefault(pid, started)
+                    try:
+                        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    except OSError:
+                        continue
+                    kernel = kernel or b"ipykernel" in cmdline or b"bwrap" in cmdline
+                time.sleep(0.1)
+            assert kernel and proc.poll() is None, "no kernel started: " + (proc.stderr.read() if proc.poll() else "")
+            time.sleep(1.0)
+            for pid in descendants(proc.pid):
+                started = _start_time(pid)
+                if started is not None:
+                    seen.setdefault(pid, started)
+            os.kill(proc.pid, signum)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    assert proc.returncode == 128 + signum, (proc.returncode, err[-3000:])
+    assert f"Stopped by {signal.Signals(signum).name}" in err and "Traceback" not in err, err[-3000:]
+    assert len(seen) >= 3, seen  # fork server, worker, sandbox or kernel
+    time.sleep(0.5)
+    left = {pid: Path(f"/proc/{pid}/cmdline").read_bytes()[:200] for pid, started in seen.items()
+            if _alive(pid, started)}
+    assert left == {}, f"processes of the stopped run still alive: {left}"
+    state = root / "autograded" / ".grading-state.json"
+    if state.exists():
+        import json
+
+        json.loads(state.read_text())

@@ -3,6 +3,7 @@
 """
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from .bundle import build_bundle
 from .canary import GradingStopped
 from .exports import summary
 from .feedback import regenerate_feedback
-from .run import blocking_failures, grade_class
+from .run import RunStopped, blocking_failures, grade_class, stop_on_signals
 
 __all__ = ["grade_command", "feedback_command", "bundle_command"]
 
@@ -21,11 +22,19 @@ def grade_command(args) -> int:
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return 2
+    stop_on_signals()
     try:
         reports = grade_class(".", assignments=args.assignments or None, workers=args.workers,
                               sandbox=not args.no_sandbox, force=args.force, feedback=not args.no_feedback,
                               export=args.export, scheduler=args.scheduler,
                               roster=not getattr(args, "new_students", False), log=print)
+    except RunStopped as exc:
+        name = signal.Signals(exc.signum).name
+        print(f"\nStopped by {name}: every process of this run (workers, kernels, sandboxes) has ended. The "
+              f"submissions graded before are kept (gradebook, autograded/, feedback/); those being graded were not "
+              f"recorded and are graded on the next run. The exports are those of an earlier run: run `python -m "
+              f"helpers grade` again to finish.", file=sys.stderr)
+        return 128 + exc.signum
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

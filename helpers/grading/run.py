@@ -43,7 +43,7 @@ from .grade import grade_submission, score_of
 from .state import load_state, save_state, submission_hash
 
 __all__ = ["grade_class", "submitted_assignments", "blocking_failures", "roster_of", "not_on_roster", "DIED",
-           "PRELOAD"]
+           "PRELOAD", "RunStopped", "stop_on_signals", "stop_descendants", "descendants"]
 
 
 DIED = ("The grading process died while grading this submission on its own (for example killed by the system "
@@ -56,6 +56,163 @@ DIED = ("The grading process died while grading this submission on its own (for 
 #: spent 2.3 CPU-s importing the grader and about 2 more importing gensim on its first submission.
 PRELOAD = ["helpers.grading.run", "helpers.grading.judge", "helpers.embeddings", "helpers.statistics",
            "helpers.wordsets", "helpers.weat", "helpers.wefat", "helpers.lexicon", "helpers.enumeration"]
+
+
+class RunStopped(KeyboardInterrupt):
+    """The run was stopped by SIGINT or SIGTERM (:func:`stop_on_signals`); every process it started has ended.
+
+    ``signum`` is the signal's number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_PR_SET_CHILD_SUBREAPER = 36   #: prctl(2) option: orphaned descendants are re-parented to this process
+_STOP = {"shield": 0, "pending": None, "stopping": False}   # this process's signal state (stop_on_signals)
+
+
+def _process_tree() -> dict[int, list[int]]:
+    """``{parent pid: [child pids]}`` of the live (not zombie) processes, from Linux's /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return children
+
+
+def descendants(pid: int | None = None) -> list[int]:
+    """The live processes started, directly or not, by ``pid`` (default: this process), parents first.
+
+    Parameters
+    ----------
+    pid : int, optional
+        The ancestor (default ``os.getpid()``).
+
+    Returns
+    -------
+    list of int
+        Their process ids; empty where /proc cannot be read.
+    """
+    try:
+        tree = _process_tree()
+    except OSError:
+        return []
+    out, todo = [], [os.getpid() if pid is None else pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def stop_descendants(rounds: int = 50) -> int:
+    """Kill (SIGKILL) every process this one started, however deep: the pool's fork server and workers,
+    their kernels and sandboxed warm-kernel templates.
+
+    multiprocessing's resource tracker is left to end with this process. Grading holds nothing a kill can corrupt: a gradebook write is a database transaction, a worker writes
+    no file the state relies on (:func:`helpers.grading.state.save_state` is called here, in this process),
+    and a submission whose grading was cut is not in the state, so the next run grades it again. With
+    :func:`stop_on_signals` active this process is a child subreaper, so a process whose parent was killed
+    first is still found. Repeated until none is left (a process may fork while the others are killed).
+
+    Parameters
+    ----------
+    rounds : int
+        At most this many passes of 20 ms.
+
+    Returns
+    -------
+    int
+        How many processes were killed.
+    """
+    import signal
+
+    killed = 0
+    for _ in range(rounds):
+        pids = [pid for pid in descendants() if not _is_resource_tracker(pid)]
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)
+    return killed
+
+
+def _is_resource_tracker(pid: int) -> bool:
+    """multiprocessing's resource tracker: it ends by itself when this process exits (and frees what the
+    workers left); killed before, it is started again at exit and prints errors."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"multiprocessing.resource_tracker" in fh.read()
+    except OSError:
+        return False
+
+
+class _Shield:
+    """While active, SIGINT/SIGTERM wait (:func:`stop_on_signals`): the state or an export is being written."""
+
+    def __enter__(self):
+        _STOP["shield"] += 1
+
+    def __exit__(self, *exc):
+        _STOP["shield"] -= 1
+        if not _STOP["shield"] and _STOP["pending"] is not None and exc[0] is None:
+            signum, _STOP["pending"] = _STOP["pending"], None
+            raise RunStopped(signum)
+
+
+def _stopping() -> bool:
+    return bool(_STOP["stopping"])
+
+
+def stop_on_signals():
+    """For ``python -m helpers grade``: SIGINT and SIGTERM end everything the run started, then raise
+    :class:`RunStopped` in this process.
+
+    This process becomes a child subreaper (Linux), so that no process of the run escapes by losing its
+    parent. On a signal every descendant is killed (:func:`stop_descendants`) at once; the signal is then
+    raised as :class:`RunStopped`, after the state or an export being written is complete. Further signals
+    are ignored while stopping.
+
+    Returns
+    -------
+    None
+    """
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: descendants are found while their parents live
+        pass
+
+    def handler(signum, frame):
+        if _STOP["stopping"]:
+            return
+        _STOP["stopping"] = True
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stop_descendants()
+        if _STOP["shield"]:
+            _STOP["pending"] = signum
+            return
+        raise RunStopped(signum)
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
 
 
 def _worker_init(path: str, environ: dict) -> None:
@@ -450,7 +607,8 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
                 state[f"{a}/{s}"] = {"sha256": hashes[a, s]}
             else:
                 state.pop(f"{a}/{s}", None)
-            save_state(root, state)
+            with _Shield():
+                save_state(root, state)
             reports.append(report)
             bar.update(1)
 
@@ -471,8 +629,9 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         bar.close()
         reports.sort(key=lambda r: (r.assignment, r.student))
         if export and not blocking_failures(reports):
-            write_exports(root, export, reports, api=api)
+            with _Shield():
+                write_exports(root, export, reports, api=api)
         return reports
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown(wait=not _stopping(), cancel_futures=True)
