@@ -149,6 +149,7 @@ def test_the_systemd_unit_starts_the_shipped_config_from_the_course_environment(
     assert "/var/lib/" + settings[("Service", "StateDirectory")][0] == state
     assert settings[("Service", "WorkingDirectory")] == [state]
     assert settings[("Service", "StateDirectoryMode")] == ["0700"]
+    assert settings[("Service", "UMask")] == ["0077"], "files the hub's processes make must be private"
     assert settings[("Install", "WantedBy")] == ["multi-user.target"]
 
     analyze = shutil.which("systemd-analyze")

@@ -49,10 +49,12 @@ def _copy(base: Path, tmp_path: Path) -> Path:
     return root
 
 
-def _grade(root: Path, tmp_path: Path, *extra: str, timeout: int = 900) -> subprocess.CompletedProcess:
+def _grade(root: Path, tmp_path: Path, *extra: str, timeout: int = 900, umask: int = 0o022) -> subprocess.CompletedProcess:
+    """``python -m helpers grade 01_cosine`` from ``root``, started with ``umask`` (a default login's)."""
     with nbt.offline_env(tmp_path):
         return subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1", *nbt.sandbox_args(),
-                               *extra], cwd=root, capture_output=True, text=True, timeout=timeout)
+                               *extra], cwd=root, capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=lambda: os.umask(umask))
 
 
 def _lms(root: Path) -> dict:
@@ -74,8 +76,13 @@ def _students(root: Path) -> set:
 def test_tampered_test_cell_metadata_costs_only_its_student(base, tmp_path):
     """mallory's test cell is marked as an answer cell worth 100 points, and her answers are the worked ones:
     the release's metadata is put back before grading, so she gets the points her answers earn (8 of 10, as
-    alice), not 100, with a flag naming the cell; alice is graded and everyone is exported."""
+    alice), not 100, with a flag naming the cell; alice is graded and everyone is exported.
+
+    The same run (issue 41 item 11) starts with umask 022, a gradebook and submitted/ readable by others: they
+    are made private, and what the run creates (autograded/, feedback/, the exports) is too."""
     root = _copy(base, tmp_path)
+    (root / "gradebook.db").chmod(0o644)
+    (root / "submitted").chmod(0o755)
     nb = _full(root)
     test_cell = next(c for c in nb.cells if nbt.nbgrader_meta(c).get("grade") and c.cell_type == "code"
                      and not nbt.nbgrader_meta(c).get("solution"))
@@ -93,6 +100,10 @@ def test_tampered_test_cell_metadata_costs_only_its_student(base, tmp_path):
     assert tampered_id in out and "restored from the release" in out, out
     alice = next(line for line in out.splitlines() if line.startswith(A) and " alice " in line)
     assert "FLAGGED" not in alice, out
+    # issue 41 item 11, in the same run: started with umask 022, the grading state ends up private
+    assert "made private" in out and "gradebook.db" in out, out
+    for name in ("gradebook.db", "submitted", "autograded", "feedback", "grades.csv", "grades_lms.csv", "flags.csv"):
+        assert stat.S_IMODE((root / name).stat().st_mode) & 0o007 == 0, f"{name} is readable by others"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .bundle import build_bundle
 from .canary import GradingStopped
+from .course import course_api, keep_private
 from .exports import summary
 from .feedback import regenerate_feedback
 from .run import RunStopped, blocking_failures, grade_class, stop_on_signals
@@ -27,7 +28,7 @@ def grade_command(args) -> int:
         reports = grade_class(".", assignments=args.assignments or None, workers=args.workers,
                               sandbox=not args.no_sandbox, force=args.force, feedback=not args.no_feedback,
                               export=args.export, scheduler=args.scheduler,
-                              roster=not getattr(args, "new_students", False), log=print)
+                              roster=not getattr(args, "new_students", False), private=True, log=print)
     except RunStopped as exc:
         name = signal.Signals(exc.signum).name
         print(f"\nStopped by {name}: every process of this run (workers, kernels, sandboxes) has ended. The "
@@ -87,6 +88,8 @@ def feedback_command(args) -> int:
     """``python -m helpers feedback``: write the feedback again with the gradebook's scores."""
 
     try:
+        _, api = course_api(".", sandbox=False)
+        keep_private(".", api.coursedir.db_url)  # feedback/ and the exports it rewrites: for the grading account
         reports = regenerate_feedback(".", args.assignments or None, lms=args.lms)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -37,7 +37,7 @@ import time
 from pathlib import Path
 
 from .canary import CanaryReport, GradingStopped, check_worked_solution, one_line, prepare_gradebook
-from .course import GradeReport, course_api, default_workers, gradebook_exists, read_submission_flags
+from .course import GradeReport, course_api, default_workers, gradebook_exists, keep_private, read_submission_flags
 from .exports import write_exports
 from .grade import grade_submission, score_of
 from .state import load_state, save_state, submission_hash
@@ -454,7 +454,7 @@ def blocking_failures(reports: list[GradeReport]) -> list[GradeReport]:
 def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None = None, workers: int | None = None,
                 sandbox: bool = True, force: bool = False, feedback: bool = True, export: str | None = "grades.csv",
                 progress: bool = True, scheduler: str | None = None, canary: bool = True,
-                roster: bool = False, log=None) -> list[GradeReport]:
+                roster: bool = False, private: bool = False, log=None) -> list[GradeReport]:
     """Autograde every submitted assignment (or ``assignments``), then export.
 
     Before any submission is graded, each assignment that has a submission to grade is checked: its
@@ -495,8 +495,12 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         Refuse a submission folder named after a student the gradebook does not know (:func:`not_on_roster`):
         nothing is graded. ``python -m helpers grade`` sets it unless given ``--new-students``. A gradebook
         without students (no roster imported, nothing graded yet) accepts every name, with a line to ``log``.
+    private : bool
+        Before grading, take every permission of others off the gradebook, the grading folders and the
+        exports, and keep this process's umask at 007 or tighter (:func:`helpers.grading.course.keep_private`);
+        ``python -m helpers grade`` sets it.
     log : callable, optional
-        Called with a line for the person (the canaries' times, the gradebook prepared).
+        Called with a line for the person (the canaries' times, the gradebook prepared, modes fixed).
 
     Returns
     -------
@@ -542,6 +546,10 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         where = ", ".join(names) if names else "any assignment"
         raise FileNotFoundError(f"No submissions in {root / 'submitted'}/<student>/<assignment>/ for {where}.")
     db_url = api.coursedir.db_url
+    if private:
+        made = keep_private(root, db_url)
+        if made:
+            log(f"Readable by others until now, made private (SYSADMIN.md, umask): {', '.join(made)}")
     if roster:
         known = roster_of(db_url)
         refused = not_on_roster({s for _, s in work}, known)
