@@ -76,7 +76,8 @@ def _students(root: Path) -> set:
 def test_tampered_test_cell_metadata_costs_only_its_student(base, tmp_path):
     """mallory's test cell is marked as an answer cell worth 100 points, and her answers are the worked ones:
     the release's metadata is put back before grading, so she gets the points her answers earn (8 of 10, as
-    alice), not 100, with a flag naming the cell; alice is graded and everyone is exported.
+    alice), not 100, with a flag naming the cell; alice is graded and everyone is exported. bob's notebook is
+    named ``01_cosine (1).ipynb``: the message names that file, bob is flagged, the others are still exported.
 
     The same run (issue 41 item 11) starts with umask 022, a gradebook and submitted/ readable by others: they
     are made private, and what the run creates (autograded/, feedback/, the exports) is too."""
@@ -90,11 +91,21 @@ def test_tampered_test_cell_metadata_costs_only_its_student(base, tmp_path):
     test_cell.metadata["nbgrader"].update(solution=True, points=100, locked=False)
     test_cell.source = "pass  # my own test"
     nbt.submit(root, A, "mallory", {A: nb})
-    res = _grade(root, tmp_path, "--new-students")
+    nbt.submit(root, A, "bob", {f"{A} (1)": _full(root)})  # a browser's name for a second download
+    res = _grade(root, tmp_path)
     out = res.stdout
-    assert res.returncode in (0, 1), out[-3000:] + res.stderr[-3000:]
+    assert res.returncode == 1, out[-3000:] + res.stderr[-3000:]
     grades = _lms(root)
     assert grades["alice"] == 8.0 and grades["mallory"] == 8.0, (grades, out[-3000:])
+    # bob's notebook cannot be graded under its name: named as found, flagged, the others exported (exit 1)
+    assert f"'{A} (1).ipynb', which is not a notebook of {A}" in out and "generate_assignment" not in out, out
+    assert "1 submission(s) could not be graded" in out and "No exports written" not in out, out
+    with open(root / "flags.csv", newline="") as fh:
+        flagged = {r["student"] for r in csv.DictReader(fh)}
+    assert {"bob", "mallory"} <= flagged and "alice" not in flagged, flagged
+    with open(root / "grades_lms.csv", newline="") as fh:
+        bob = next(",".join(r.values()) for r in csv.DictReader(fh) if "bob" in r.values())
+    assert "flagged" in bob, bob
     mallory = next(line for line in out.splitlines() if line.startswith(A) and " mallory " in line)
     assert "FLAGGED" in mallory and " 8.0/10.0" in mallory, out
     assert tampered_id in out and "restored from the release" in out, out
@@ -203,3 +214,37 @@ def test_a_stopped_run_leaves_no_process(base, tmp_path, signum):
         import json
 
         json.loads(state.read_text())
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 41, item 9: the right diagnosis when the kernels would import another copy of the course package
+# ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandbox", "no-sandbox"])
+def test_another_copy_of_the_course_package_is_named(base, tmp_path, sandbox):
+    """The grading kernel's spec puts another checkout first (an older ``helpers``: one module differs), as an
+    editable install of another folder does: ``grade`` stops before any kernel starts, names both folders and
+    the module, and does not blame the kernel spec or suggest ``ipykernel install --user``; with and without
+    the sandbox."""
+    import json
+
+    root = _copy(base, tmp_path)
+    other = tmp_path / "other-checkout"
+    shutil.copytree(nbt.COURSE_ROOT / "helpers", other / "helpers", ignore=shutil.ignore_patterns("__pycache__"))
+    with open(other / "helpers" / "weat.py", "a") as fh:
+        fh.write("\n# an older version\n")
+    spec = tmp_path / "jupyter" / "kernels" / "python3"
+    spec.mkdir(parents=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"], "language": "python",
+        "display_name": "Python 3", "env": {"PYTHONPATH": str(other)}}))
+    args = [sys.executable, "-m", "helpers", "grade", A, "--workers", "1"]
+    args += nbt.sandbox_args() if sandbox else ["--no-sandbox"]
+    with nbt.offline_env(tmp_path):
+        env = {**os.environ, "JUPYTER_PATH": str(tmp_path / "jupyter")}
+        res = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    err = res.stderr
+    assert res.returncode == 2, res.stdout[-2000:] + err[-3000:]
+    assert str(other / "helpers") in err and str(nbt.COURSE_ROOT / "helpers") in err and "weat.py" in err, err
+    assert "ipykernel install --user" not in err and "worked solution" not in res.stdout, err
+    assert not (root / "grades.csv").exists()

@@ -71,13 +71,17 @@ def grade_command(args) -> int:
     failed = blocking_failures(reports)
     if args.export and failed:
         stem = Path(args.export)
-        print(f"No exports written: {len(failed)} submission(s) could not be graded (errors above). {stem} and the "
-              f"other exports, if any, are those of an earlier run. Fix the cause and run again: what was graded "
-              f"is skipped.")
+        print(f"No exports written: none of the {len(failed)} submission(s) could be graded (errors above), which "
+              f"points to the grading environment rather than the students. {stem} and the other exports, if any, "
+              f"are those of an earlier run. Fix the cause and run again: what was graded is skipped.")
     elif args.export:
         stem = Path(args.export)
         print(f"Grades written to {stem} and {stem.with_name(stem.stem + '_lms.csv')}; per-question statistics "
               f"to {stem.with_name('question_stats.csv')} (plot: .png); open flags to {stem.with_name('flags.csv')}")
+        if n["failed"]:
+            print(f"{n['failed']} submission(s) could not be graded (errors above): each is flagged, in flags.csv and "
+                  f"marked in {stem.with_name(stem.stem + '_lms.csv')}, and is graded again on the next run; the "
+                  f"others are exported as usual.")
     if not args.no_feedback:
         print("Feedback written to feedback/; after grading by hand, run `python -m helpers feedback` to write "
               "it again with your grades.")

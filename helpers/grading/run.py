@@ -12,8 +12,9 @@ Grading fails loudly, never quietly:
   worked solution as a canary, in the same sandbox, kernel and judge, in a scratch gradebook: if it
   does not get every automatic point, :class:`~helpers.grading.canary.GradingStopped` says which cells
   and what error, and nothing is graded;
-* a submission nbgrader cannot grade reports nbgrader's real error and leaves no record in the
-  gradebook; a run with such a failure writes no export (:func:`blocking_failures`).
+* a submission nbgrader cannot grade reports nbgrader's real error, leaves no new record in the
+  gradebook and is flagged (:data:`FAILED`); the others are exported, unless every submission of
+  the run failed (:func:`blocking_failures`); the command exits 1.
 
 The canaries run in the same worker processes as the first submissions, so each process starts its
 warm-kernel template (:mod:`helpers.grading.warm`) once for both.
@@ -36,19 +37,26 @@ import sys
 import time
 from pathlib import Path
 
-from .canary import CanaryReport, GradingStopped, check_worked_solution, one_line, prepare_gradebook
-from .course import GradeReport, course_api, default_workers, gradebook_exists, keep_private, read_submission_flags
+from .canary import (CanaryReport, GradingStopped, check_worked_solution, course_package_mismatch, one_line,
+                     prepare_gradebook)
+from .course import (GradeReport, course_api, default_workers, gradebook_exists, keep_private, load_course_config,
+                     read_submission_flags)
 from .exports import write_exports
 from .grade import grade_submission, score_of
 from .state import load_state, save_state, submission_hash
 
-__all__ = ["grade_class", "submitted_assignments", "blocking_failures", "roster_of", "not_on_roster", "DIED",
+__all__ = ["grade_class", "submitted_assignments", "blocking_failures", "roster_of", "not_on_roster", "misnamed_notebooks", "DIED", "FAILED",
            "PRELOAD", "RunStopped", "stop_on_signals", "stop_descendants", "descendants"]
 
 
 DIED = ("The grading process died while grading this submission on its own (for example killed by the system "
         "for using too much memory). The submission was not graded; it is flagged, and it is graded on its own "
         "on later runs so that it cannot take other submissions down with it.")
+
+
+FAILED = ("nbgrader could not grade this submission ({error}). It has no automatic score (the LMS export shows "
+          "it as flagged); read it, fix what stops it if it is the grader's, and run grade again: it is graded again "
+          "until it succeeds.")
 
 
 #: What the grading processes import once, in multiprocessing's fork server, before it forks each of them: the
@@ -224,6 +232,48 @@ def _worker_init(path: str, environ: dict) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+def misnamed_notebooks(root: str | os.PathLike, assignment: str, student: str) -> str:
+    """Why a submission's notebooks cannot be graded by name, or ``""``.
+
+    nbgrader grades every ``*.ipynb`` of ``submitted/<student>/<assignment>/`` by its name, and a name that is
+    not one of the assignment's notebooks (``01_cosine (1).ipynb``, as a browser names a second download)
+    fails with "did you forget to run generate_assignment", which points at the instructor. Here the file
+    found is named, with the names expected.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    assignment, student : str
+        The submission.
+
+    Returns
+    -------
+    str
+        The message for the person (what was found, what to rename), or ``""``.
+    """
+    root = Path(root)
+    cfg = load_course_config(root)
+    source = root / cfg.CourseDirectory.get("source_directory", "source") / assignment
+    expected = sorted(p.name for p in source.glob("*.ipynb"))
+    folder = root / "submitted" / student / assignment
+    try:
+        found = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".ipynb") and not e.name.startswith("."))
+    except OSError:
+        return ""
+    strange = [n for n in found if n not in expected]
+    if not strange or not expected:
+        return ""
+    shown = ", ".join(repr(n) if n.isprintable() else ascii(n) for n in strange[:5])
+    missing = [n for n in expected if n not in found]
+    todo = (f"rename it: mv 'submitted/{student}/{assignment}/{strange[0]}' 'submitted/{student}/{assignment}/"
+            f"{missing[0]}'" if len(strange) == 1 and len(missing) == 1 and strange[0].isprintable()
+            else "keep only the assignment's notebooks, under their names")
+    return (f"submitted/{student}/{assignment}/ holds {shown}, which is not a notebook of {assignment} (its "
+            f"notebooks: {', '.join(expected)}{'; missing: ' + ', '.join(missing) if missing else ''}). The student "
+            f"probably handed in a renamed copy: {todo}, then grade again.")
+
+
 def _job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool,
          marker: str | None = None) -> GradeReport:
     """Grade one submission in a worker; ``marker`` (a file) exists while it runs, so a marker left
@@ -231,6 +281,9 @@ def _job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool
     if marker:
         Path(marker).write_text(str(os.getpid()))
     try:
+        misnamed = misnamed_notebooks(root, assignment, student)
+        if misnamed:
+            return GradeReport(assignment, student, 0.0, 0.0, False, misnamed)
         for attempt in range(3):
             try:
                 report = grade_submission(root, assignment, student, sandbox=sandbox, feedback=feedback)
@@ -443,12 +496,26 @@ def not_on_roster(students, roster: set[str]) -> str:
 
 
 def blocking_failures(reports: list[GradeReport]) -> list[GradeReport]:
-    """The submissions nbgrader could not grade (a failed run: no export is written).
+    """The failed submissions that stop the exports: all of them when none was graded or skipped.
 
-    A submission whose grading process died even alone is not among them: it is flagged for a
-    person, and it would fail again on every run.
+    A submission nbgrader could not grade, in a run where others were graded (the worked solution
+    proved the environment first), costs only its student: it is flagged (:data:`FAILED`) and the
+    others are exported. When every submission failed, the cause is more likely the grading
+    environment than the students: nothing is exported. A submission whose grading process died
+    even alone is never among them: it is flagged for a person, and it would fail again on every run.
+
+    Parameters
+    ----------
+    reports : list of GradeReport
+        The run's reports.
+
+    Returns
+    -------
+    list of GradeReport
+        The failures that block the exports (empty: write them).
     """
-    return [r for r in reports if not r.success and not r.died]
+    failed = [r for r in reports if not r.success and not r.died]
+    return failed if failed and not any(r.success for r in reports) else []
 
 
 def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None = None, workers: int | None = None,
@@ -480,7 +547,7 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     export : str or None
         nbgrader's CSV of the grades, relative to ``root``; ``grades_lms.csv``,
         ``question_stats.csv``/``.png`` and ``flags.csv`` are written next to it (:func:`write_exports`).
-        None: no exports. Never written when a submission failed (:func:`blocking_failures`).
+        None: no exports. Not written when every submission failed (:func:`blocking_failures`).
     progress : bool
         Show one progress bar (on stderr).
     scheduler : str, optional
@@ -588,6 +655,10 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     if to_grade and canary and not scheduler and len(todo) > len(died_before):
         pool = _local_pool(max(1, min(workers, len(todo) - len(died_before))), path)
     try:
+        if to_grade and not scheduler:
+            mismatch = course_package_mismatch(root, cfg)
+            if mismatch:
+                raise GradingStopped(mismatch)
         canaries = {}
         if to_grade and canary:
             canaries = _run_canaries(root, to_grade, workers, sandbox, feedback, path, scheduler, pool)
@@ -613,8 +684,15 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
                 state[f"{a}/{s}"] = {"died": hashes[a, s]}
             elif report.success:
                 state[f"{a}/{s}"] = {"sha256": hashes[a, s]}
-            else:
+            else:  # not recorded: graded again on the next run
                 state.pop(f"{a}/{s}", None)
+                reason = FAILED.format(error=one_line(report.error or "no reason given"))
+                with Gradebook(db_url) as gb:  # a row of the LMS export, marked flagged (the name passed the roster)
+                    gb.update_or_create_student(s)
+                if flag_submission(db_url, a, s, reason):  # an earlier record keeps its scores, flagged
+                    report.flags = read_submission_flags(db_url, a, s)
+                else:
+                    report.flags = [{"assignment": a, "student": s, "notebook": "", "cell": None, "reason": reason}]
             with _Shield():
                 save_state(root, state)
             reports.append(report)
