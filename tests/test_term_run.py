@@ -248,3 +248,41 @@ def test_another_copy_of_the_course_package_is_named(base, tmp_path, sandbox):
     assert str(other / "helpers") in err and str(nbt.COURSE_ROOT / "helpers") in err and "weat.py" in err, err
     assert "ipykernel install --user" not in err and "worked solution" not in res.stdout, err
     assert not (root / "grades.csv").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 41, item 10: the formgrader's own Autograde button does not grade around the course
+# ---------------------------------------------------------------------------------------------
+
+FORMGRADER_BUTTON = """
+import json, sys
+from jupyter_server.serverapp import ServerApp
+from nbgrader.server_extensions.formgrader.apihandlers import AutogradeHandler
+from helpers.grading.course import course_api
+
+_, api = course_api(".", sandbox=False)
+assert api.generate_assignment(sys.argv[1], force=True, create=True)["success"]
+ServerApp.instance()  # the process of a Jupyter server, as the formgrader's
+handler = AutogradeHandler.__new__(AutogradeHandler)  # what its post() does, without a request
+written = []
+handler.write = written.append
+type(handler).api = property(lambda self: api)
+AutogradeHandler.post.__wrapped__.__wrapped__.__wrapped__(handler, sys.argv[1], sys.argv[2])
+print(written[0])
+"""
+
+
+def test_the_formgraders_autograde_button_is_refused(base, tmp_path):
+    """The formgrader's AutogradeHandler, called as its button calls it inside a Jupyter server, fails with the
+    message that says to run ``python -m helpers grade``, and grades nothing."""
+    import json
+
+    root = _copy(base, tmp_path)
+    with nbt.offline_env(tmp_path):
+        res = subprocess.run([sys.executable, "-c", FORMGRADER_BUTTON, A, "alice"], cwd=root, capture_output=True,
+                             text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    answer = json.loads(res.stdout.strip().splitlines()[-1])
+    assert not answer["success"], answer
+    assert "python -m helpers grade" in answer["log"] + answer.get("error", ""), answer
+    assert not (root / "autograded" / "alice" / A / f"{A}.ipynb").exists()

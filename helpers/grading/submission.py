@@ -53,7 +53,8 @@ from nbgrader.utils import is_grade
 from .flags import add_flag, safe_name
 
 __all__ = ["MAX_NOTEBOOK_BYTES", "MAX_TIMESTAMP_BYTES", "TIMESTAMP", "SUBMISSION_SECRET", "KEEP_METADATA", "PLACEHOLDER", "clean_submission",
-           "before_autograde", "SafeCollect", "TakeSubmission", "CheckCellMetadataOnce", "restore_nbgrader_metadata"]
+           "before_autograde", "SafeCollect", "TakeSubmission", "CheckCellMetadataOnce", "restore_nbgrader_metadata",
+           "refuse_in_formgrader", "FORMGRADER_AUTOGRADE"]
 
 #: Largest notebook accepted (bytes). The course's worked solutions, executed with every output
 #: kept (what a student who runs everything submits), are at most about 0.4 MB (07_wefat: 61 kB of
@@ -224,6 +225,7 @@ class TakeSubmission(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         from .flags import METADATA_KEY
 
+        refuse_in_formgrader()
         brought = dict(nb.metadata)
         nb.metadata = type(nb.metadata)({k: v for k, v in brought.items() if k in KEEP_METADATA})
         if brought.get(PLACEHOLDER) and not nb.cells:  # the submitted notebook was removed, unread
@@ -278,6 +280,35 @@ class TakeSubmission(NbGraderPreprocessor):
 
     def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
         return cell, resources
+
+
+FORMGRADER_AUTOGRADE = (
+    "Autograding from the formgrader's Autograde button is off for this course: it would grade around the course's "
+    "checks (the worked solution graded first, the roster, the record of what was graded, the flags of a "
+    "grading process that died, stopping cleanly, private modes). Grade from a terminal in the course folder: "
+    "python -m helpers grade (docs/INSTRUCTORS.md, 'The whole class in one command'); the formgrader then shows "
+    "the grades, for manual grading.")
+
+
+def refuse_in_formgrader() -> None:
+    """Stop an autograde that runs inside a Jupyter server: the formgrader's Autograde button.
+
+    The formgrader's button calls nbgrader's ``NbGraderAPI.autograde`` in the server's own process, with
+    none of what ``python -m helpers grade`` does around it (:mod:`helpers.grading.run`). The course's
+    grading, ``nbgrader autograde`` and the canaries run outside any server and are not affected.
+    :class:`TakeSubmission`, the first step of every autograde, calls it; the button then shows
+    :data:`FORMGRADER_AUTOGRADE` in its error log, and nothing is graded.
+
+    Raises
+    ------
+    RuntimeError
+        With :data:`FORMGRADER_AUTOGRADE`, when this process runs a Jupyter server.
+    """
+    import sys
+
+    server = sys.modules.get("jupyter_server.serverapp")
+    if server is not None and server.ServerApp.initialized():
+        raise RuntimeError(FORMGRADER_AUTOGRADE)
 
 
 def restore_nbgrader_metadata(nb, release) -> list[tuple[str | None, str]]:
