@@ -111,6 +111,23 @@ def test_the_config_file_has_what_the_unit_the_proxy_and_the_guide_rely_on():
     assert role["groups"] == ["weat-graders"] and "access:services!service=weat-course" in role["scopes"]
 
 
+def test_the_config_file_culls_idle_servers_and_limits_memory(tmp_path, monkeypatch):
+    """Idle kernels are culled by each server; idle servers by jupyterhub-idle-culler, once installed (a stand-in
+    module here), with the role its documentation gives; every server has a memory limit."""
+    c = load_config()
+    assert "--MappingKernelManager.cull_idle_timeout=3600" in c.Spawner.args
+    assert c.Spawner.mem_limit == "3G"
+    assert [s["name"] for s in c.JupyterHub.services] == ["weat-course"]  # the culler is not installed here
+    (tmp_path / "jupyterhub_idle_culler").mkdir()
+    (tmp_path / "jupyterhub_idle_culler" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    c = load_config({"WEAT_IDLE_TIMEOUT": "1800"})
+    culler = next(s for s in c.JupyterHub.services if s["name"] == "idle-culler")
+    assert culler["command"][1:] == ["-m", "jupyterhub_idle_culler", "--timeout=1800"]
+    role = next(r for r in c.JupyterHub.load_roles if r["name"] == "idle-culler")
+    assert role["services"] == ["idle-culler"] and "delete:servers" in role["scopes"]
+
+
 def test_the_config_file_takes_its_site_settings_from_the_environment(tmp_path):
     """What tests/test_hub.py changes: the WEAT_* settings and STATE_DIRECTORY, and a file in jupyterhub_config.d/."""
     c = load_config({"WEAT_COURSE_DIR": "/x/course", "WEAT_GRADING_ACCOUNT": "g", "WEAT_STUDENTS_GROUP": "s",
