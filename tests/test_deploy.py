@@ -347,3 +347,18 @@ def test_the_guides_postgresql_lines_admit_the_grading_role_only(tmp_path):
     finally:
         as_postgres(bindir / "pg_ctl", "-D", data, "-m", "immediate", "stop", check=False)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_every_command_block_of_the_guide_sets_its_umask():
+    """Issue 41 item 11: files made after installation follow the umask of whoever makes them. Every shell block of
+    SYSADMIN.md that writes into the course folder, the course environment or /etc, or runs as the grading account,
+    sets the umask first (077 for the course folder and the grading account, 022 for what every user reads)."""
+    blocks = re.findall(r"```bash\n(.*?)```", GUIDE.read_text(), flags=re.S)
+    writes = re.compile(r"/srv/weat-course|runuser -u grader-weat-course|/opt/weat-course/bin/(pip|jupyter|python)|"
+                        r"\bcp\b|\bcat >|/etc/|python -m helpers grade")
+    missing = [b.strip().splitlines()[0] for b in blocks if writes.search(b) and not re.search(r"umask 0[0-7]{2}", b)]
+    assert missing == [], f"blocks of docs/SYSADMIN.md without a umask: {missing}"
+    for block in blocks:
+        for line in block.splitlines():
+            if "runuser -u grader-weat-course -- sh -c" in line:
+                assert "umask 077" in line, line
