@@ -357,7 +357,8 @@ def test_cli_failed_run_shows_the_error_and_flags_it(graded, tmp_path):
     with open(root / "grades_lms.csv", newline="") as fh:
         mallory = next(",".join(r.values()) for r in csv.DictReader(fh) if "mallory" in r.values())
     assert "flagged" in mallory, mallory
-    assert (root / "grades.csv").read_bytes() == before["grades.csv"], "the others' grades changed"
+    others = [line for line in (root / "grades.csv").read_bytes().splitlines() if b"mallory" not in line]
+    assert others == before["grades.csv"].splitlines(), "the others' grades changed"
 
 
 def test_path_is_not_changed_for_good(graded, tmp_path, monkeypatch):
