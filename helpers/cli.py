@@ -181,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
                     "needs pip install .[cluster] (docs/SYSADMIN.md)")
     gr.add_argument("--no-sandbox", action="store_true",
                     help="run student code without the bubblewrap sandbox (only for code you trust: see docs/INSTRUCTORS.md)")
+    gr.add_argument("--new-students", action="store_true",
+                    help="add students who are not in the gradebook yet (not on the imported roster); without it, "
+                    "such a submission folder stops the run before anything is graded")
     fb = sub.add_parser("feedback", help="instructors: write the feedback HTML again with the gradebook's current "
                         "scores (run it after grading by hand)")
     fb.add_argument("assignments", nargs="*", help="assignment names (default: every assignment in autograded/)")
