@@ -332,3 +332,22 @@ def test_a_socket_path_too_long_for_unix_sockets_is_refused_with_what_to_do():
     assert short == f"/proc/{os.getpid()}/root/tmp/weat-kernels-x/sockets/ipc"
     with pytest.raises(warm.TemplateError, match="TMPDIR"):
         warm.outside(os.getpid(), "/" + "x" * (warm.SOCKET_PATH_MAX - len(f"/proc/{os.getpid()}/root")) + "/ipc")
+
+
+def test_the_runs_report_carries_what_happened_to_the_template(monkeypatch):
+    """What a worker's template went through while a submission was graded (warm.note) reaches the run's report,
+    which prints it (run.grade_class's done()), so a fall-back to plain kernels is in the run's output."""
+    from helpers.grading import run
+    from helpers.grading.course import GradeReport
+
+    text = "the template stopped answering; kernels are started plainly from now on"
+
+    def grade(root, assignment, student, sandbox, feedback):
+        warm.note(text)
+        return GradeReport(assignment, student, 1.0, 1.0, True)
+
+    monkeypatch.setattr(run, "grade_submission", grade)
+    monkeypatch.setattr(run, "misnamed_notebooks", lambda *args: "")
+    warm.take_notes()
+    report = run._job("/nowhere", "01_cosine", "alice", True, False)
+    assert report.notes == [text] and warm.take_notes() == []

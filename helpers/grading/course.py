@@ -35,8 +35,10 @@ SQLITE_TIMEOUT = 120                 # seconds a worker waits for another worker
 class GradeReport:
     """One submission: assignment, student, score (after any late penalty), maximum, whether nbgrader
     succeeded, its error, the flags raised (dicts as :func:`helpers.grading.flags.read_flags`), whether it was
-    skipped as already graded, how many seconds late it was submitted, and whether its grading
-    process died even when it was graded alone."""
+    skipped as already graded, how many seconds late it was submitted, whether its grading
+    process died even when it was graded alone, and what happened to the warm kernels' template while it was
+    graded (:func:`helpers.grading.warm.take_notes`: a template that stopped answering, failed imports,
+    kernels started plainly)."""
 
     assignment: str
     student: str
@@ -48,6 +50,7 @@ class GradeReport:
     skipped: bool = False
     seconds_late: float = 0.0
     died: bool = False
+    notes: list = field(default_factory=list)
 
 
 def load_course_config(root: str | os.PathLike):

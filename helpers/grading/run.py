@@ -41,6 +41,7 @@ from .canary import (CanaryReport, GradingStopped, check_worked_solution, course
                      prepare_gradebook)
 from .course import (GradeReport, course_api, default_workers, gradebook_exists, keep_private, load_course_config,
                      read_submission_flags)
+from . import warm
 from .exports import write_exports
 from .grade import grade_submission, score_of
 from .state import load_state, save_state, submission_hash
@@ -289,6 +290,7 @@ def _job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool
                 report = grade_submission(root, assignment, student, sandbox=sandbox, feedback=feedback)
             except Exception as exc:  # a gradebook error must not stop the other submissions
                 report = GradeReport(assignment, student, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+            report.notes = warm.take_notes()  # reported by the run (a template that stopped, plain kernels)
             if report.success or "database is locked" not in report.error:
                 return report
             time.sleep(1 + attempt)
@@ -676,6 +678,8 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
 
         def done(key, report):
             a, s = key
+            for text in getattr(report, "notes", ()):
+                log(f"{a}/{s}: warm kernels: {text}")
             if report.died:
                 if flag_submission(db_url, a, s, DIED):
                     report.flags = read_submission_flags(db_url, a, s)
