@@ -13,6 +13,7 @@ import grp
 import os
 import sys
 from glob import glob
+from importlib.util import find_spec
 
 c = get_config()  # noqa: F821
 
@@ -28,6 +29,10 @@ COURSE_ENV = sys.prefix
 # (StateDirectory=jupyterhub in the unit: /var/lib/jupyterhub, mode 0700, owned by root).
 STATE = os.environ.get("STATE_DIRECTORY", "/var/lib/jupyterhub")
 PATH = f"{COURSE_ENV}/bin:/usr/local/bin:/usr/bin:/bin"
+# memory of one user's server and kernels together (SYSADMIN.md section 10: about 0.6 GB per active student,
+# 0.4 GB more per open notebook); enforced with SystemdSpawner (below), shown to users otherwise
+MEMORY_LIMIT = os.environ.get("WEAT_MEMORY_LIMIT", "3G")
+IDLE_TIMEOUT = int(os.environ.get("WEAT_IDLE_TIMEOUT", "3600"))   # seconds idle before a server or kernel is stopped
 
 # --- network: plain HTTP on loopback; the reverse proxy (deploy/nginx-jupyterhub.conf) does HTTPS
 c.JupyterHub.bind_url = "http://127.0.0.1:8000"       # the public side of configurable-http-proxy
@@ -54,6 +59,20 @@ c.Spawner.default_url = "/lab"
 c.Spawner.environment = {"PATH": PATH}
 c.Spawner.start_timeout = 180   # seconds; a busy machine starts JupyterLab slowly
 c.Spawner.http_timeout = 120
+# idle kernels are stopped by the user's own server (jupyter_server's culling: no package needed)
+c.Spawner.args = [f"--MappingKernelManager.cull_idle_timeout={IDLE_TIMEOUT}", "--MappingKernelManager.cull_interval=300"]
+
+# --- memory per user: SystemdSpawner runs each user's server and kernels in a systemd unit with MemoryMax
+# (pip install jupyterhub-systemdspawner==1.0.2, SYSADMIN.md section 10); where it is not installed, or
+# systemd does not run, the LocalProcessSpawner starts servers with no limit (it does not enforce mem_limit)
+c.Spawner.mem_limit = MEMORY_LIMIT
+if find_spec("systemdspawner") is not None and os.path.isdir("/run/systemd/system"):
+    c.JupyterHub.spawner_class = "systemdspawner.SystemdSpawner"
+    c.SystemdSpawner.unit_name_template = "jupyter-{USERNAME}-singleuser"
+    c.SystemdSpawner.isolate_tmp = True          # a private /tmp per user
+    c.SystemdSpawner.isolate_devices = True
+    c.SystemdSpawner.disable_user_sudo = True
+    c.SystemdSpawner.unit_extra_properties = {"MemorySwapMax": "0", "UMask": "0077"}
 
 # --- the graders' formgrader: one server run as the grading account in the course folder, at
 # https://<hub>/services/<course id>/ (docs/SYSADMIN.md, "Several graders"). Who may open it: the
@@ -76,6 +95,19 @@ c.JupyterHub.services = [{
     "cwd": COURSE_DIR,
     "environment": {"PATH": PATH, "JUPYTERHUB_DEFAULT_URL": "/formgrader"},
 }]
+
+# --- idle servers are stopped by jupyterhub-idle-culler, a hub service (pip install jupyterhub-idle-culler==2.0.0,
+# SYSADMIN.md section 10); its role is the one its documentation gives
+if find_spec("jupyterhub_idle_culler") is not None:
+    c.JupyterHub.services.append({
+        "name": "idle-culler",
+        "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={IDLE_TIMEOUT}"],
+    })
+    c.JupyterHub.load_roles.append({
+        "name": "idle-culler",
+        "services": ["idle-culler"],
+        "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+    })
 
 # --- local additions, read last in name order: every *.py in jupyterhub_config.d/ beside this file
 # (for example an SSO authenticator and its client secret, in a file only root can read; this file

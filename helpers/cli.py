@@ -1,4 +1,4 @@
-"""Command line: ``python -m helpers replicate`` (the whole replication, headless), ``grade``, ``feedback`` and ``bundle`` (instructors) and ``site`` (the course as a website).
+"""Command line: ``python -m helpers replicate`` (the whole replication, headless), ``train`` (word vectors from your corpus), ``grade``, ``feedback`` and ``bundle`` (instructors) and ``site`` (the course as a website).
 
 Prints the Table 1 comparison (original IAT, paper, this embedding) and the WEFAT correlations,
 writes the figures to ``--out`` (PNG, SVG or PDF: ``--format``, ``--dpi``) and, with ``--json FILE``, the
@@ -38,6 +38,69 @@ def _site(args) -> int:
     return 0
 
 
+def _table1_sets() -> dict[int, list[set[str]]]:
+    """The four word sets of each Table 1 WEAT by its row, lower-cased (what ``replicate`` looks up)."""
+    from .wordsets import weat_tests
+
+    return {t.id: [{w.lower() for w in ws.used_by_paper} for ws in (t.target_x, t.target_y, t.attribute_a, t.attribute_b)]
+            for t in weat_tests()}
+
+
+def _train(args) -> int:
+    """``python -m helpers train CORPUS OUT``: word2vec on a text corpus, written as a word2vec file."""
+    from tqdm.auto import tqdm
+
+    from .corpus import build_vocabulary, read_corpus, train_word2vec
+
+    try:
+        sentences = read_corpus(args.corpus)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    vocabulary = set(build_vocabulary(sentences, min_count=args.min_count))
+    if not vocabulary:
+        print(f"error: no word of {args.corpus} occurs at least --min-count={args.min_count} times: lower "
+              "--min-count or give a larger corpus", file=sys.stderr)
+        return 2
+    sets = _table1_sets()
+    if not any(words & vocabulary for four in sets.values() for words in four):
+        print(f"error: {args.corpus} contains none of the words of the paper's Table 1 (seen at least "
+              f"--min-count={args.min_count} times), so `replicate` could run none of its tests on the result. Train "
+              "on English text that mentions them (flowers, insects, names, pronouns, career and family words, ...), "
+              "or lower --min-count", file=sys.stderr)
+        return 2
+    # replicate runs all ten tests: a test with a word set of which no word was seen stops it
+    usable = [row for row, four in sets.items() if all(words & vocabulary for words in four)]
+    n_tokens = sum(len(s) for s in sentences)
+    if not args.quiet:
+        print(f"{len(sentences):,} sentences, {n_tokens:,} words, vocabulary {len(vocabulary):,} "
+              f"(seen at least {args.min_count} times); every word set has words for {len(usable)} of the 10 "
+              "Table 1 tests")
+    if len(usable) < len(sets):
+        missing = ", ".join(str(row) for row in sets if row not in usable)
+        print(f"warning: Table 1 rows {missing} have a word set none of whose words is in the vocabulary; "
+              "`replicate` will stop at the first of them. Run the other rows one by one with "
+              "helpers.weat.run_weat (notebook 12, section 6)", file=sys.stderr)
+    from .wordsets import wefat_names, wefat_occupations
+
+    for what, (words, _) in (("occupations", wefat_occupations()), ("names", wefat_names())):
+        found = len({w.lower() for w in words} & vocabulary)
+        if found < 3:
+            print(f"warning: only {found} of the {len(words)} WEFAT {what} are in the vocabulary; `replicate` "
+                  "needs at least 3 for its WEFAT and will stop there", file=sys.stderr)
+    with tqdm(total=args.epochs, desc="Training word2vec", unit=" epoch", disable=args.quiet) as bar:
+        kv = train_word2vec(sentences, vector_size=args.vector_size, window=args.window, min_count=args.min_count,
+                            epochs=args.epochs, sg=0 if args.cbow else 1, seed=args.seed,
+                            on_epoch=lambda done: bar.update(done - bar.n))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    kv.save_word2vec_format(str(out), binary=args.binary)
+    if not args.quiet:
+        print(f"{len(kv.index_to_key):,} word vectors of {kv.vector_size} dimensions written to {out}; run the "
+              f"paper's tests on them with: python -m helpers replicate --embedding {out}")
+    return 0
+
+
 GRADING_INSTALL = ("The grading commands are for instructors and are not part of the students' package. "
                    "Install the course with its grader: pip install -e '.[grading]' from the course folder "
                    "(README.md), then run the command again.")
@@ -57,7 +120,7 @@ def _grading_command(name: str):
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m helpers``: the ``replicate``, ``grade``, ``feedback``, ``bundle`` and ``site`` commands.
+    """``python -m helpers``: the ``replicate``, ``train``, ``grade``, ``feedback``, ``bundle`` and ``site`` commands.
 
     Parameters
     ----------
@@ -67,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success, 2 for an unusable embedding or course folder, or grading
+        The exit status: 0 on success, 2 for an unusable embedding, corpus or course folder, or grading
         stopped before any submission (an ``error:`` on stderr saying why), 1 when autograding failed
         for a submission (then no export is written) or feedback could not be written.
     """
@@ -89,6 +152,20 @@ def main(argv: list[str] | None = None) -> int:
     rep.add_argument("--quiet", action="store_true", help="print nothing but errors")
     rep.add_argument("--extended", action="store_true", help="also the lexicon WEATs of notebook 10 (Empath "
                      "categories, large SSA name lists, before and after projecting the gender direction out)")
+    tr = sub.add_parser("train", help="train word2vec (deterministic: one thread, a seed) on a text corpus, one "
+                        "sentence per line, and write a word2vec file that replicate --embedding reads")
+    tr.add_argument("corpus", metavar="CORPUS", help="UTF-8 text file, one sentence per line (lower-cased, split at "
+                    "white space)")
+    tr.add_argument("out", metavar="OUT", help="the word2vec file to write (text, or binary with --binary)")
+    tr.add_argument("--vector-size", type=int, default=100, metavar="N", help="dimensions (default 100)")
+    tr.add_argument("--window", type=int, default=5, metavar="N", help="largest context distance (default 5)")
+    tr.add_argument("--epochs", type=int, default=5, metavar="N", help="passes over the corpus (default 5)")
+    tr.add_argument("--min-count", type=int, default=5, metavar="N",
+                    help="leave out words seen fewer times (default 5)")
+    tr.add_argument("--seed", type=int, default=0, metavar="S", help="seed of every random draw (default 0)")
+    tr.add_argument("--cbow", action="store_true", help="CBOW instead of skip-gram")
+    tr.add_argument("--binary", action="store_true", help="write word2vec's binary format instead of text")
+    tr.add_argument("--quiet", action="store_true", help="print nothing but errors")
     gr = sub.add_parser("grade", help="instructors: check the grading environment on the worked solutions, then "
                         "autograde every submission in submitted/, write feedback and grades.csv (run from the course root)")
     gr.add_argument("assignments", nargs="*", help="assignment names (default: every assignment someone submitted)")
@@ -104,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
                     "needs pip install .[cluster] (docs/SYSADMIN.md)")
     gr.add_argument("--no-sandbox", action="store_true",
                     help="run student code without the bubblewrap sandbox (only for code you trust: see docs/INSTRUCTORS.md)")
+    gr.add_argument("--new-students", action="store_true",
+                    help="add students who are not in the gradebook yet (not on the imported roster); without it, "
+                    "such a submission folder stops the run before anything is graded")
     fb = sub.add_parser("feedback", help="instructors: write the feedback HTML again with the gradebook's current "
                         "scores (run it after grading by hand)")
     fb.add_argument("assignments", nargs="*", help="assignment names (default: every assignment in autograded/)")
@@ -126,6 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "site":
         return _site(args)
+    if args.command == "train":
+        for name in ("vector_size", "window", "epochs", "min_count"):
+            if getattr(args, name) < 1:
+                parser.error(f"--{name.replace('_', '-')} must be a positive number")
+        return _train(args)
     if args.command in ("grade", "feedback", "bundle"):
         command = _grading_command(args.command)
         return 2 if command is None else command(args)

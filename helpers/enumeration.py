@@ -19,7 +19,11 @@ reading of that description, not the authors' code:
 * :func:`benjamini_hochberg`, :func:`benjamini_yekutieli`: q-values over all pairs
   (``scipy.stats.false_discovery_control``);
 * :func:`name_like`: which candidate "words" live among names (a rule to keep names out of the words);
-* :func:`best_overlap`: match the clusters of two runs by their members (stability across seeds).
+* :func:`best_overlap`: match the clusters of two runs by their members (stability across seeds);
+* :func:`residual_rotation_pvalues`: a pair tested given an overlapping pair's direction (conditional test);
+* :func:`knn_neighbours`, :func:`knn_vote_accuracy`, :func:`knn_label_null`: whether labels (e.g. a
+  former gender side, notebook 8) can be read off nearest neighbours, against labels shuffled over
+  the fixed neighbour graph.
 
 Why rotating centroids is enough: an orthogonal :math:`R` keeps lengths, so the unit vector of
 :math:`\vec x R` is :math:`\overline{\boldsymbol x} R`, every centroid of rotated names is the rotated
@@ -37,7 +41,8 @@ from .statistics import as_vectors, resolve_rng
 
 __all__ = ["unit_kmeans", "centred_centroids", "g_matrix", "random_rotation", "rotation_null",
            "rotation_pvalues", "RotationTest", "exact_rotation_pvalues", "benjamini_hochberg",
-           "benjamini_yekutieli", "name_like", "best_overlap"]
+           "benjamini_yekutieli", "name_like", "best_overlap", "residual_rotation_pvalues", "knn_neighbours",
+           "knn_vote_accuracy", "KnnTest", "knn_label_null"]
 
 
 def _positive_int(value, name: str) -> int:
@@ -764,3 +769,263 @@ def best_overlap(labels, other_labels) -> tuple[np.ndarray, np.ndarray]:
     jac = both / union
     match = jac.argmax(axis=1)
     return match, jac[np.arange(ka), match]
+
+
+def residual_rotation_pvalues(D, E, remove) -> np.ndarray:
+    r"""Exact rotation-null p-values of every pair given the centroids' components along some directions.
+
+    A conditional test of one pair given an overlapping one: when two discoveries share a name
+    cluster and their word centroids point partly the same way, is the second pair's alignment more
+    than the first explains? Let :math:`S` be the span of the rows of ``remove`` (dimension r),
+    :math:`P` the orthogonal projection onto its complement and :math:`C` a d x (d - r) matrix whose
+    orthonormal columns span that complement. Under the rotation null (:math:`D_i R` uniform on its
+    sphere), *given* the component of :math:`D_i R` in :math:`S`, the rest, :math:`P D_i R`, is uniform
+    on the sphere of radius :math:`\lVert P D_i\rVert` of the complement. So the statistic
+    :math:`g^{\perp}_{ij} = (P D_i)\cdot(P E_j)` has the law of :func:`exact_rotation_pvalues` in
+    d - r dimensions:
+
+    .. math:: p^{\perp}_{ij} = I_{(1 - c^{\perp}_{ij})/2}\Bigl(\frac{d-r-1}{2}, \frac{d-r-1}{2}\Bigr),
+              \qquad c^{\perp}_{ij} = \cos(P D_i, P E_j),
+
+    computed as ``exact_rotation_pvalues(D @ C, E @ C)``. It is the rotation-null counterpart of a
+    partial correlation. A course construction: Swinger et al. ("What are the biases in my word
+    embedding?", AIES 2019, doi:10.1145/3306618.3314270) report pairs, not conditional tests; and a
+    large conditional p-value does not say which of two overlapping pairs is "the real one", only
+    that one adds little to the other.
+
+    Parameters
+    ----------
+    D : array_like, shape (k_names, d)
+        The centred centroids of the name clusters.
+    E : array_like, shape (k_words, d)
+        The centred centroids of the word clusters.
+    remove : array_like, shape (r, d) or (d,)
+        The directions conditioned on (need not be orthogonal or of length 1; their span counts),
+        spanning fewer than d - 1 dimensions.
+
+    Returns
+    -------
+    numpy.ndarray, shape (k_names, k_words), float64
+        The p-values; a pair whose name or word centroid lies in the removed span gets p = 1.
+
+    Raises
+    ------
+    ValueError
+        When the shapes do not match, an input holds NaN or infinities, or the removed directions
+        leave fewer than 2 dimensions.
+
+    Examples
+    --------
+    In d = 4 with one axis removed, 3 dimensions remain and the Beta law is uniform, p = (1 - c)/2.
+    Without the second axis, (1, 1, 0, 0) and (1, 1, 1, 0) become (1, 0, 0, 0) and (1, 0, 1, 0),
+    at cosine 1/sqrt(2):
+
+    >>> residual_rotation_pvalues([[1.0, 1.0, 0.0, 0.0]], [[1.0, 1.0, 1.0, 0.0]], [0.0, 1.0, 0.0, 0.0])
+    array([[0.14644661]])
+    """
+    D, E = _centred_pair(D, E)
+    d = D.shape[1]
+    R = np.atleast_2d(np.asarray(remove, dtype=np.float64))
+    if R.ndim != 2 or R.shape[1] != d:
+        raise ValueError(f"remove must hold directions of length {d} (one per row), got shape {R.shape}.")
+    if not np.isfinite(R).all():
+        raise ValueError("remove contains NaN or infinite values.")
+    U, s, _ = np.linalg.svd(R.T, full_matrices=True)
+    rank = int((s > s.max(initial=0.0) * 1e-12).sum()) if s.size else 0
+    if d - rank < 2:
+        raise ValueError(f"Removing {rank} directions from {d} dimensions leaves {d - rank}; at least 2 must remain.")
+    C = U[:, rank:]                     # orthonormal basis of the complement of the removed span
+    DC, EC = D @ C, E @ C
+    # a centroid (almost) inside the removed span has no residual: p = 1, as for a zero row
+    DC[np.linalg.norm(DC, axis=1) <= 1e-12 * np.linalg.norm(D, axis=1)] = 0.0
+    EC[np.linalg.norm(EC, axis=1) <= 1e-12 * np.linalg.norm(E, axis=1)] = 0.0
+    return exact_rotation_pvalues(DC, EC)
+
+
+def knn_neighbours(V, *, k: int) -> np.ndarray:
+    r"""Find the k nearest other rows of every row of ``V`` by cosine (leave-one-out).
+
+    Row i's neighbours are the k rows :math:`j \ne i` with the largest :math:`\cos(v_i, v_j)`; ties
+    go to the lower row index. The neighbour graph of :func:`knn_vote_accuracy` and
+    :func:`knn_label_null`, computed once.
+
+    Parameters
+    ----------
+    V : array_like, shape (n, d)
+        One vector per row, no zero rows.
+    k : int
+        Number of neighbours, 1 <= k < n.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n, k)
+        Row i lists its neighbours, nearest first.
+
+    Raises
+    ------
+    ValueError
+        For a zero row, NaN, or k outside 1..n-1.
+
+    Examples
+    --------
+    >>> knn_neighbours([[1, 0], [1, 0.1], [0, 1], [0.1, 1]], k=1).ravel()
+    array([1, 0, 3, 2])
+    """
+    U = as_vectors(V, "the vectors")
+    U = U / np.linalg.norm(U, axis=1, keepdims=True)
+    n = U.shape[0]
+    k = _positive_int(k, "k")
+    if k >= n:
+        raise ValueError(f"k = {k} neighbours but only {n} rows; choose k < {n}.")
+    C = U @ U.T
+    np.fill_diagonal(C, -np.inf)
+    return np.argsort(-C, axis=1, kind="stable")[:, :k]
+
+
+def _bool_labels(labels, n: int) -> np.ndarray:
+    y = np.asarray(labels)
+    if y.shape != (n,) or y.dtype != bool:
+        raise ValueError(f"labels must be a bool array with one entry per row ({n}), got {y.shape} {y.dtype}.")
+    return y
+
+
+def _vote_accuracy(y: np.ndarray, nearest: np.ndarray) -> np.ndarray:
+    """Accuracy of the majority vote for each row of ``y`` (shape (..., n)); a tie votes False."""
+    votes = y[..., nearest].mean(axis=-1) > 0.5
+    return (votes == y).mean(axis=-1)
+
+
+def knn_vote_accuracy(V, labels, *, k: int = 5) -> float:
+    r"""Leave-one-out accuracy of predicting each row's label by the majority of its k nearest rows.
+
+    .. math:: \mathrm{acc} = \frac1n \sum_{i=1}^{n}
+              \Bigl[\bigl(\tfrac1k \textstyle\sum_{j \in \mathrm{NN}_k(i)} y_j > \tfrac12\bigr) = y_i\Bigr],
+
+    with :math:`\mathrm{NN}_k(i)` from :func:`knn_neighbours` (cosine; a tie of the vote, possible
+    for even k, predicts False). The proxy check of Gonen & Goldberg, "Lipstick on a Pig", NAACL-HLT
+    2019, doi:10.18653/v1/N19-1061, in its simplest form.
+
+    Parameters
+    ----------
+    V : array_like, shape (n, d)
+        One vector per row, no zero rows.
+    labels : numpy.ndarray of bool, shape (n,)
+        The label of each row.
+    k : int
+        Number of neighbours, 1 <= k < n.
+
+    Returns
+    -------
+    float
+        The share of rows whose label the vote recovers, in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        As :func:`knn_neighbours`, or when ``labels`` is not one bool per row.
+
+    Examples
+    --------
+    >>> V = [[1, 0], [1, 0.1], [0, 1], [0.1, 1]]
+    >>> knn_vote_accuracy(V, np.array([True, True, False, False]), k=1)
+    1.0
+    """
+    nearest = knn_neighbours(V, k=k)
+    return float(_vote_accuracy(_bool_labels(labels, nearest.shape[0]), nearest))
+
+
+@dataclass(frozen=True)
+class KnnTest:  # numpydoc ignore=PR01
+    """Result of :func:`knn_label_null` (scipy's names, as :class:`RotationTest`).
+
+    Shaped like :class:`helpers.statistics.PermutationResult`: the observed accuracy, its p-value and
+    the accuracies under the shuffles.
+
+    Attributes
+    ----------
+    statistic : float
+        The observed leave-one-out accuracy of the vote.
+    pvalue : float
+        One-sided, :math:`(1 + \\#\\{b: a^{(b)} \\ge a\\}) / (B + 1)`.
+    null_distribution : numpy.ndarray, shape (B,)
+        The accuracies with the labels shuffled over the same neighbour graph.
+    n_resamples : int
+        The number of shuffles B.
+    """
+
+    statistic: float
+    pvalue: float
+    null_distribution: np.ndarray
+    n_resamples: int
+
+
+def knn_label_null(V, labels, *, k: int = 5, n_resamples: int, rng) -> KnnTest:
+    r"""Test a k-nearest-neighbour vote against labels shuffled over the fixed neighbour graph.
+
+    The chance accuracy of a majority vote is not the majority-class rate: with a share
+    :math:`\pi` of True labels assigned at random, a row is right with a probability that depends on
+    :math:`\pi`, k and which rows share neighbours. The null keeps the vectors (hence the neighbour
+    graph :func:`knn_neighbours`) and the number of each label, and permutes the labels over the
+    rows, uniformly at random, B times:
+
+    .. math:: p = \frac{1 + \#\{b : \mathrm{acc}(\sigma_b(y)) \ge \mathrm{acc}(y)\}}{B + 1},
+
+    with the accuracy of :func:`knn_vote_accuracy`; the observed labelling counts as one of the
+    B + 1 (Phipson & Smyth, Stat. Appl. Genet. Mol. Biol. 9(1), 2010,
+    doi:10.2202/1544-6115.1585). This is a permutation test of "the labels are exchangeable over
+    the rows". It puts the neighbour check of Gonen & Goldberg (NAACL-HLT 2019,
+    doi:10.18653/v1/N19-1061), whether a word's neighbours still reveal its gender after debiasing,
+    as a permutation test; the test is the course's, not a procedure of that paper. The predictions
+    share neighbours, which a binomial test against a fixed rate would wrongly treat as independent.
+
+    Parameters
+    ----------
+    V : array_like, shape (n, d)
+        One vector per row, no zero rows.
+    labels : numpy.ndarray of bool, shape (n,)
+        The observed labels.
+    k : int
+        Number of neighbours, 1 <= k < n.
+    n_resamples : int
+        Number of shuffles B, a positive whole number.
+    rng : int, numpy.random.Generator or None
+        The only source of randomness (:func:`helpers.statistics.resolve_rng`): one
+        ``rng.permutation(n)`` per shuffle, in order.
+
+    Returns
+    -------
+    KnnTest
+        The observed accuracy, the p-value, the null accuracies and B.
+
+    Raises
+    ------
+    ValueError
+        As :func:`knn_vote_accuracy`, or when ``n_resamples`` is not a positive whole number.
+    TypeError
+        When ``rng`` is not a seed, a generator or None.
+
+    Examples
+    --------
+    Two tight pairs, each of one label: the vote is right for all four rows. Of the 6 ways to
+    place two True labels, 2 put them in one pair (accuracy 1), the other 4 give accuracy 0, so
+    the exact p-value is 1/3:
+
+    >>> V = [[1, 0], [1, 0.1], [0, 1], [0.1, 1]]
+    >>> res = knn_label_null(V, np.array([True, True, False, False]), k=1, n_resamples=2000, rng=0)
+    >>> res.statistic, bool(abs(res.pvalue - 1 / 3) < 0.04)
+    (1.0, True)
+    """
+    nearest = knn_neighbours(V, k=k)
+    n = nearest.shape[0]
+    y = _bool_labels(labels, n)
+    n_resamples = _positive_int(n_resamples, "n_resamples")
+    rng = resolve_rng(rng)
+    observed = float(_vote_accuracy(y, nearest))
+    null = np.empty(n_resamples)
+    step = max(1, 4_000_000 // (n * k))
+    for s in range(0, n_resamples, step):
+        b = min(step, n_resamples - s)
+        shuffled = np.stack([y[rng.permutation(n)] for _ in range(b)])
+        null[s:s + b] = _vote_accuracy(shuffled, nearest)
+    count = int((null >= observed - 1e-12).sum())
+    return KnnTest(observed, (1.0 + count) / (n_resamples + 1.0), null, n_resamples)

@@ -29,7 +29,8 @@ from .wordsets import data_dir, weat_test
 
 __all__ = ["load_lexicon", "empath_category", "ssa_names", "gendered_names", "bootstrap_effect_sizes", "bootstrap_interval",
            "gender_direction", "project_out", "LexiconResult", "lexicon_weat", "LEXICON_TESTS",
-           "PAPER_DIRECTION", "run_lexicon_tests", "lexicon_json", "format_lexicon"]
+           "PAPER_DIRECTION", "run_lexicon_tests", "lexicon_json", "format_lexicon", "effect_size_ceiling",
+           "AdjustedGap", "adjusted_gap"]
 
 #: Table 1 row -> (Empath category for attribute A, for attribute B). The researcher's choice: each
 #: pair is the closest Empath category to the paper's attribute list, as Sutton et al. matched LIWC's.
@@ -610,3 +611,145 @@ def format_lexicon(lex: dict) -> str:
         lines.append(f"{t['key']:>3} {t['targets']:<8} {t['attribute_a'] + ' vs. ' + t['attribute_b']:<38} "
                      f"{sizes:>16}  {cell(t):<22} {cell(a) if a else '-'}")
     return "\n".join(lines)
+
+
+def effect_size_ceiling(n_x: int, n_y: int, *, ddof: int = 1) -> float:
+    r"""Largest possible effect size d of a WEAT with target sets of sizes ``n_x`` and ``n_y``.
+
+    The effect size divides the difference of the two groups' mean associations by the standard
+    deviation of all :math:`N = n_x + n_y` associations together. It is largest when every
+    association in X equals one value and every one in Y another; with :math:`a - b` their
+    difference, the N values have variance :math:`\frac{n_x n_y}{N^2}(a - b)^2` around their mean,
+    so with ``ddof`` the standard deviation is :math:`|a-b|\sqrt{\frac{n_x n_y}{N (N - \mathrm{ddof})}}` and
+
+    .. math:: d_{\max} = \sqrt{\frac{N\,(N - \mathrm{ddof})}{n_x\, n_y}},
+
+    which for :math:`n_x = n_y = n` is :math:`2\sqrt{(2n - \mathrm{ddof})/(2n)}`: 1.94 for 8 + 8
+    names with ddof = 1, :math:`2\sqrt{15/16}`. A bootstrap interval of d near this ceiling is
+    pressed against it, so its upper end says little (notebook 10, section 5).
+
+    Parameters
+    ----------
+    n_x, n_y : int
+        The sizes of the two target sets, positive whole numbers.
+    ddof : int
+        Delta degrees of freedom of the standard deviation, 0 or 1.
+
+    Returns
+    -------
+    float
+        The ceiling of :math:`|d|`.
+
+    Raises
+    ------
+    ValueError
+        When a size is not a positive whole number, ddof is not 0 or 1, or N - ddof < 1.
+
+    Examples
+    --------
+    >>> round(effect_size_ceiling(8, 8), 4)    # 2 * sqrt(15/16)
+    1.9365
+    """
+    for value, name in ((n_x, "n_x"), (n_y, "n_y")):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive whole number, got {value!r}.")
+    if ddof not in (0, 1):
+        raise ValueError(f"ddof must be 0 or 1, got {ddof!r}.")
+    n = n_x + n_y
+    if n - ddof < 1:
+        raise ValueError("Need at least two associations for ddof = 1.")
+    return float(np.sqrt(n * (n - ddof) / (n_x * n_y)))
+
+
+@dataclass(frozen=True)
+class AdjustedGap:  # numpydoc ignore=PR01
+    """Result of :func:`adjusted_gap`.
+
+    A difference of group means before and after a least-squares adjustment for a covariate.
+
+    Attributes
+    ----------
+    gap : float
+        The raw difference of means, group True minus group False.
+    adjusted : float
+        The coefficient of the group indicator with the covariate in the model.
+    stderr : float
+        Its ordinary least-squares standard error.
+    tstat : float
+        ``adjusted / stderr``.
+    df : int
+        Residual degrees of freedom, n - 3.
+    """
+
+    gap: float
+    adjusted: float
+    stderr: float
+    tstat: float
+    df: int
+
+
+def adjusted_gap(scores, group, covariate) -> AdjustedGap:
+    r"""Difference of two groups' mean scores, adjusted for a covariate by least squares (ANCOVA).
+
+    Fits :math:`y_i = \beta_0 + \beta_1 z_i + \beta_2 c_i + \varepsilon_i` by ordinary least
+    squares, with :math:`z_i = 1` for group True and 0 otherwise and :math:`c_i` the covariate, and
+    returns the raw gap :math:`\bar y_{z=1} - \bar y_{z=0}` beside :math:`\hat\beta_1`, its standard
+    error :math:`\sqrt{\hat\sigma^2 [(M^\top M)^{-1}]_{11}}` with
+    :math:`\hat\sigma^2 = \mathrm{RSS}/(n - 3)`, and :math:`t = \hat\beta_1 / \mathrm{se}`. The
+    adjusted gap is the difference the groups would show at equal covariate, if the score depends
+    linearly on it with one slope for both groups (Snedecor & Cochran, *Statistical Methods*, 8th
+    ed., Iowa State University Press, 1989, chapter 18). Notebook 10 uses it for a name's sentiment
+    score, the gender of the name and the log of its frequency rank. The t-value is a rough guide:
+    the scores of names share the attribute words, so they are not independent observations.
+
+    Parameters
+    ----------
+    scores : array_like of float, shape (n,)
+        One score per item.
+    group : array_like of bool, shape (n,)
+        The group of each item; both groups must be present.
+    covariate : array_like of float, shape (n,)
+        The covariate, not constant within both groups together.
+
+    Returns
+    -------
+    AdjustedGap
+        The raw and adjusted gaps, the standard error, t and the degrees of freedom.
+
+    Raises
+    ------
+    ValueError
+        For shapes that do not match, NaN, fewer than 4 items, a missing group, or a covariate that
+        is constant or a function of the group (the model cannot separate them).
+
+    Examples
+    --------
+    Scores 1, 2 for group False at covariate 0, 1 and 4, 5 for group True at 1, 2: one slope 1
+    explains a raw gap of 3 as 1 from the covariate and 2 from the group; the fit is exact (se 0):
+
+    >>> r = adjusted_gap([1.0, 2.0, 4.0, 5.0], [False, False, True, True], [0.0, 1.0, 1.0, 2.0])
+    >>> round(r.gap, 12), round(r.adjusted, 12), r.df
+    (3.0, 2.0, 1)
+    """
+    y = np.asarray(scores, dtype=np.float64)
+    z = np.asarray(group)
+    c = np.asarray(covariate, dtype=np.float64)
+    if y.ndim != 1 or z.shape != y.shape or c.shape != y.shape:
+        raise ValueError(f"scores, group and covariate must be three lists of the same length; got shapes "
+                         f"{y.shape}, {z.shape}, {c.shape}.")
+    if z.dtype != bool:
+        raise ValueError("group must be True/False for each item.")
+    if not (np.isfinite(y).all() and np.isfinite(c).all()):
+        raise ValueError("scores or covariate contain NaN or infinite values.")
+    if y.size < 4 or z.all() or not z.any():
+        raise ValueError("Need at least 4 items and both groups.")
+    M = np.column_stack([np.ones(y.size), z.astype(np.float64), c])
+    if np.linalg.matrix_rank(M) < 3:
+        raise ValueError("The covariate is constant or determined by the group; the gap cannot be adjusted for it.")
+    beta, *_ = np.linalg.lstsq(M, y, rcond=None)
+    resid = y - M @ beta
+    df = y.size - 3
+    sigma2 = float(resid @ resid) / df
+    se = float(np.sqrt(sigma2 * np.linalg.inv(M.T @ M)[1, 1]))
+    adjusted = float(beta[1])
+    return AdjustedGap(float(y[z].mean() - y[~z].mean()), adjusted, se, adjusted / se if se > 0 else float("nan"), df)

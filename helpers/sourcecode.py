@@ -27,7 +27,8 @@ __all__ = ["REFERENCE_MODULES", "ANSWER_MODULES", "LOOP_NODES", "LOOPS_IN_DISGUI
 
 #: The course's reference modules of ``helpers`` (what an exercise asks students to write themselves):
 #: the science library's modules that compute, without the checks, the figures' helpers and the runners.
-REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots")
+REFERENCE_MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "corpus",
+                     "plots")
 
 #: Modules every answer may use, whatever the exercise (issue 36: NumPy and ``math``; ``typing``,
 #: ``__future__`` and ``warnings`` compute nothing, and a correct answer may warn). An answer's other

@@ -598,3 +598,31 @@ def stderr_outputs(cell) -> str:
 
 def pretty(obj) -> str:
     return json.dumps(obj, indent=1, sort_keys=True, default=str)
+
+
+def run_nbval(executed: Path, tmp_path: Path, env: dict | None = None) -> tuple[dict, set]:
+    """One ``pytest --nbval`` run over the notebooks in ``executed`` (a copy of ``executed/``, with its
+    sanitizers), as they were executed (``PYTHONHASHSEED=0``, matplotlib's default backend), in ``env``
+    (default: this process's). Returns the failed cells (name -> nbval's message) and the passed ones."""
+    import subprocess
+    import xml.etree.ElementTree as ET
+
+    from helpers.site import SANITIZE_FILE
+
+    report = tmp_path / f"nbval-{os.getpid()}-{time.monotonic_ns()}.xml"
+    env = dict(os.environ if env is None else env, PYTHONHASHSEED="0")  # as executed (helpers site --execute-only)
+    env.pop("MPLBACKEND", None)
+    res = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
+                          "--nbval-sanitize-with", str(executed / SANITIZE_FILE), "-o", "addopts=",
+                          "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(executed)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert report.is_file(), f"nbval did not run:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+    failed, passed = {}, set()
+    for case in ET.parse(report).getroot().iter("testcase"):
+        name = f"{case.get('classname')}::{case.get('name')}"
+        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+        if bad is not None:
+            failed[name] = (bad.get("message") or "") + (bad.text or "")
+        elif case.find("skipped") is None:
+            passed.add(name)
+    return failed, passed

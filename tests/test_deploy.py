@@ -111,6 +111,23 @@ def test_the_config_file_has_what_the_unit_the_proxy_and_the_guide_rely_on():
     assert role["groups"] == ["weat-graders"] and "access:services!service=weat-course" in role["scopes"]
 
 
+def test_the_config_file_culls_idle_servers_and_limits_memory(tmp_path, monkeypatch):
+    """Idle kernels are culled by each server; idle servers by jupyterhub-idle-culler, once installed (a stand-in
+    module here), with the role its documentation gives; every server has a memory limit."""
+    c = load_config()
+    assert "--MappingKernelManager.cull_idle_timeout=3600" in c.Spawner.args
+    assert c.Spawner.mem_limit == "3G"
+    assert [s["name"] for s in c.JupyterHub.services] == ["weat-course"]  # the culler is not installed here
+    (tmp_path / "jupyterhub_idle_culler").mkdir()
+    (tmp_path / "jupyterhub_idle_culler" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    c = load_config({"WEAT_IDLE_TIMEOUT": "1800"})
+    culler = next(s for s in c.JupyterHub.services if s["name"] == "idle-culler")
+    assert culler["command"][1:] == ["-m", "jupyterhub_idle_culler", "--timeout=1800"]
+    role = next(r for r in c.JupyterHub.load_roles if r["name"] == "idle-culler")
+    assert role["services"] == ["idle-culler"] and "delete:servers" in role["scopes"]
+
+
 def test_the_config_file_takes_its_site_settings_from_the_environment(tmp_path):
     """What tests/test_hub.py changes: the WEAT_* settings and STATE_DIRECTORY, and a file in jupyterhub_config.d/."""
     c = load_config({"WEAT_COURSE_DIR": "/x/course", "WEAT_GRADING_ACCOUNT": "g", "WEAT_STUDENTS_GROUP": "s",
@@ -149,6 +166,7 @@ def test_the_systemd_unit_starts_the_shipped_config_from_the_course_environment(
     assert "/var/lib/" + settings[("Service", "StateDirectory")][0] == state
     assert settings[("Service", "WorkingDirectory")] == [state]
     assert settings[("Service", "StateDirectoryMode")] == ["0700"]
+    assert settings[("Service", "UMask")] == ["0077"], "files the hub's processes make must be private"
     assert settings[("Install", "WantedBy")] == ["multi-user.target"]
 
     analyze = shutil.which("systemd-analyze")
@@ -329,3 +347,18 @@ def test_the_guides_postgresql_lines_admit_the_grading_role_only(tmp_path):
     finally:
         as_postgres(bindir / "pg_ctl", "-D", data, "-m", "immediate", "stop", check=False)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_every_command_block_of_the_guide_sets_its_umask():
+    """Issue 41 item 11: files made after installation follow the umask of whoever makes them. Every shell block of
+    SYSADMIN.md that writes into the course folder, the course environment or /etc, or runs as the grading account,
+    sets the umask first (077 for the course folder and the grading account, 022 for what every user reads)."""
+    blocks = re.findall(r"```bash\n(.*?)```", GUIDE.read_text(), flags=re.S)
+    writes = re.compile(r"/srv/weat-course|runuser -u grader-weat-course|/opt/weat-course/bin/(pip|jupyter|python)|"
+                        r"\bcp\b|\bcat >|/etc/|python -m helpers grade")
+    missing = [b.strip().splitlines()[0] for b in blocks if writes.search(b) and not re.search(r"umask 0[0-7]{2}", b)]
+    assert missing == [], f"blocks of docs/SYSADMIN.md without a umask: {missing}"
+    for block in blocks:
+        for line in block.splitlines():
+            if "runuser -u grader-weat-course -- sh -c" in line:
+                assert "umask 077" in line, line

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: The science library (issue 21: statistics, embeddings, wordsets, weat, wefat, lexicon, enumeration,
 #: plots) and the notebooks' checks.
 MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots", "checks",
-           "replication", "sourcecode")
+           "corpus", "replication", "sourcecode")
 
 CHECKS = parse_config(ROOT)["checks"]
 

@@ -7,8 +7,9 @@ import pytest
 from scipy import stats
 
 from helpers.enumeration import (benjamini_hochberg, benjamini_yekutieli, best_overlap, centred_centroids,
-                                 exact_rotation_pvalues, g_matrix, name_like, random_rotation, rotation_null,
-                                 rotation_pvalues, unit_kmeans)
+                                 exact_rotation_pvalues, g_matrix, knn_label_null, knn_neighbours,
+                                 knn_vote_accuracy, name_like, random_rotation, residual_rotation_pvalues,
+                                 rotation_null, rotation_pvalues, unit_kmeans)
 
 
 def _unit(M):
@@ -476,3 +477,116 @@ def test_best_overlap_hand_case_and_relabelling():
         assert match[i] == int(np.argmax(scores)) and jac[i] == pytest.approx(max(scores))
     with pytest.raises(ValueError, match="one per vector"):
         best_overlap([0, 1, 1], [0, 1])
+
+
+# the conditional (residual) pair test -----------------------------------------------------------
+
+def test_residual_pvalues_hand_case():
+    # d = 4, one axis removed: 3 dimensions remain, where u is uniform (Archimedes) and p = (1 - c)/2.
+    # (1, 1, 0, 0) and (1, 1, 1, 0) without the second axis: (1, 0, 0, 0) and (1, 0, 1, 0), c = 1/sqrt(2)
+    p = residual_rotation_pvalues([[1.0, 1.0, 0.0, 0.0]], [[1.0, 1.0, 1.0, 0.0]], [0.0, 3.0, 0.0, 0.0])
+    assert p.shape == (1, 1) and p[0, 0] == pytest.approx((1 - 1 / np.sqrt(2)) / 2, abs=1e-12)
+    # without the removal, d = 4: cos = 2/sqrt(6); the Beta(3/2, 3/2) tail, by numerical integration
+    c = 2 / np.sqrt(6)
+    tail = stats.beta(1.5, 1.5).sf((1 + c) / 2)
+    assert exact_rotation_pvalues([[1.0, 1.0, 0.0, 0.0]], [[1.0, 1.0, 1.0, 0.0]])[0, 0] == pytest.approx(tail, rel=1e-10)
+    # a word centroid inside the removed span has nothing left: p = 1
+    assert residual_rotation_pvalues([[1.0, 1.0, 0.0, 0.0]], [[0.0, 2.0, 0.0, 0.0]], [0.0, 1.0, 0.0, 0.0])[0, 0] == 1.0
+
+
+def test_residual_pvalues_equal_the_exact_ones_in_the_complement():
+    rng = np.random.default_rng(5)
+    D, E, R = rng.normal(size=(3, 6)), rng.normal(size=(4, 6)), rng.normal(size=(2, 6))
+    Q, _ = np.linalg.qr(R.T, mode="complete")          # columns 2.. span the complement of the rows of R
+    C = Q[:, 2:]
+    expected = exact_rotation_pvalues(D @ C, E @ C)
+    assert residual_rotation_pvalues(D, E, R) == pytest.approx(expected, rel=1e-10)
+    # only the span counts: a dependent third row and rescaled rows change nothing
+    assert residual_rotation_pvalues(D, E, np.vstack([3 * R, R[0] + R[1]])) == pytest.approx(expected, rel=1e-10)
+    # removing a direction orthogonal to every centroid changes only the dimension of the Beta law
+    with pytest.raises(ValueError, match="at least 2 must remain"):
+        residual_rotation_pvalues(D, E, rng.normal(size=(5, 6)))
+    with pytest.raises(ValueError, match="directions of length 6"):
+        residual_rotation_pvalues(D, E, [1.0, 0.0])
+
+
+def test_residual_pvalue_is_the_conditional_law_under_rotations():
+    # Monte Carlo: rotate D, keep only rotations whose component along the removed axis stays near the
+    # observed one; the share of those with g_perp >= observed estimates the conditional p-value
+    rng = np.random.default_rng(11)
+    d = 5
+    D = np.array([[0.2, 0.9, 0.3, 0.1, 0.0]])
+    E = np.array([[0.1, 0.8, 0.6, 0.0, 0.2]])
+    f = np.array([0.0, 1.0, 0.0, 0.0, 0.0])
+    p = residual_rotation_pvalues(D, E, f)[0, 0]
+    Z = rng.normal(size=(400_000, d))
+    U = Z / np.linalg.norm(Z, axis=1, keepdims=True) * np.linalg.norm(D)     # D R, uniform on its sphere
+    near = np.abs(U @ f - D[0] @ f) < 0.02
+    Pe = E[0] - (E[0] @ f) * f
+    hits = (U[near] @ Pe >= D[0] @ Pe).mean()
+    assert near.sum() > 1_000
+    assert hits == pytest.approx(p, abs=4 * np.sqrt(p * (1 - p) / near.sum()) + 0.01)
+
+
+# the k-NN vote and its label-permutation null ----------------------------------------------------
+
+_TWO_PAIRS = [[1, 0], [1, 0.1], [0, 1], [0.1, 1]]
+
+
+def test_knn_neighbours_and_vote_hand_case():
+    assert knn_neighbours(_TWO_PAIRS, k=1).ravel().tolist() == [1, 0, 3, 2]
+    # k = 2: row 0's neighbours are 1 (cos ~ 0.995) and 3 (cos ~ 0.0995), before 2 (cos 0)
+    assert knn_neighbours(_TWO_PAIRS, k=2).tolist() == [[1, 3], [0, 3], [3, 1], [2, 1]]
+    assert knn_vote_accuracy(_TWO_PAIRS, np.array([True, True, False, False]), k=1) == 1.0
+    assert knn_vote_accuracy(_TWO_PAIRS, np.array([True, False, True, False]), k=1) == 0.0
+    # k = 2 with labels T T F F: row 0 sees (T, F), a tie, which votes False: wrong; row 1 likewise;
+    # rows 2 and 3 see (F, T): a tie, False: right. Accuracy 1/2.
+    assert knn_vote_accuracy(_TWO_PAIRS, np.array([True, True, False, False]), k=2) == 0.5
+    # a tie of cosines goes to the lower row index
+    assert knn_neighbours([[1, 0], [0, 1], [0, 1]], k=1).ravel().tolist() == [1, 2, 1]
+
+
+def test_knn_label_null_hand_case():
+    # of the 6 placements of two True labels on the two pairs, 2 give accuracy 1 and 4 give 0: exact p = 1/3
+    res = knn_label_null(_TWO_PAIRS, np.array([True, True, False, False]), k=1, n_resamples=6_000, rng=1)
+    assert res.statistic == 1.0
+    assert set(np.unique(res.null_distribution)) <= {0.0, 1.0}
+    share = res.null_distribution.mean()
+    assert share == pytest.approx(1 / 3, abs=4 * np.sqrt(2 / 9 / 6_000))
+    assert res.pvalue == (1 + (res.null_distribution >= 1.0).sum()) / 6_001
+    assert res.n_resamples == 6_000 and res.null_distribution.shape == (6_000,)
+
+
+def test_knn_label_null_keeps_the_graph_and_the_label_counts():
+    rng = np.random.default_rng(3)
+    V = rng.normal(size=(40, 5))
+    y = np.arange(40) < 13
+    res = knn_label_null(V, y, k=3, n_resamples=50, rng=7)
+    # the same draws, by hand: one permutation per shuffle, the vote of knn_vote_accuracy on the same vectors
+    draw = np.random.default_rng(7)
+    by_hand = []
+    for _ in range(50):
+        perm = draw.permutation(40)
+        by_hand.append(knn_vote_accuracy(V, y[perm], k=3))
+    assert res.null_distribution.tolist() == by_hand
+    assert knn_label_null(V, y, k=3, n_resamples=50, rng=np.random.default_rng(7)).null_distribution.tolist() == by_hand
+
+
+def test_knn_chance_is_not_the_majority_rate():
+    # 30 points on a circle in order, 20 True then 10 False: the majority rate is 2/3; with k = 1 a shuffled
+    # labelling is right for a row when its neighbour has the same label, about (20*19 + 10*9)/(30*29) = 0.54
+    t = np.linspace(0, np.pi / 2, 30)
+    V = np.c_[np.cos(t), np.sin(t)]
+    y = np.arange(30) < 20
+    res = knn_label_null(V, y, k=1, n_resamples=4_000, rng=2)
+    assert res.null_distribution.mean() == pytest.approx((20 * 19 + 10 * 9) / (30 * 29), abs=0.01)
+    assert res.statistic > 0.9 and res.pvalue < 0.001
+
+
+def test_knn_bad_input():
+    with pytest.raises(ValueError, match="choose k < 4"):
+        knn_neighbours(_TWO_PAIRS, k=4)
+    with pytest.raises(ValueError, match="bool array"):
+        knn_vote_accuracy(_TWO_PAIRS, np.array([1, 1, 0, 0]), k=1)
+    with pytest.raises(ValueError, match="n_resamples"):
+        knn_label_null(_TWO_PAIRS, np.array([True, True, False, False]), k=1, n_resamples=0, rng=0)

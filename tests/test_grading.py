@@ -26,8 +26,8 @@ Tested:
 * before any student, the worked solution is graded as a canary: a kernel that cannot import the
   course package stops the run with the reason, and nothing is graded or written;
 * a failed run (the due date set first on a fresh gradebook, the assignment never generated; a
-  file that is no notebook) shows the real error, leaves no record in the gradebook and writes
-  no export;
+  file that is no notebook) shows the real error and leaves no record in the gradebook; a submission
+  that cannot be graded is flagged and the others are exported;
 * ``nbgrader zip_collect`` with the documented pattern (its timestamp group); the course-local
   exchange root.
 
@@ -338,22 +338,27 @@ def test_cli_prints_the_summary_and_skips(graded, tmp_path):
     assert bad.returncode == 2 and "--workers" in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_cli_failed_run_shows_the_error_and_writes_no_export(graded, tmp_path):
-    """A new submission that is no notebook: the command prints nbgrader's real error, exits 1 and
-    leaves the exports of the earlier run as they were."""
+def test_cli_failed_run_shows_the_error_and_flags_it(graded, tmp_path):
+    """A new submission that is no notebook: the command prints nbgrader's real error, exits 1, flags it
+    and exports the others (issue 36 item 4: it costs only its student)."""
     root = tmp_path / "course"
     shutil.copytree(graded["one"], root)
     (root / "submitted" / "mallory" / A).mkdir(parents=True)
     (root / "submitted" / "mallory" / A / f"{A}.ipynb").write_text("not a notebook")
     before = {name: (root / name).read_bytes() for name in ("grades.csv", "grades_lms.csv", "flags.csv")}
     with nbt.offline_env(tmp_path):
-        res = subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1"] + nbt.sandbox_args(),
-                             cwd=root, capture_output=True, text=True, timeout=900)
+        res = subprocess.run([sys.executable, "-m", "helpers", "grade", A, "--workers", "1", "--new-students"]
+                             + nbt.sandbox_args(), cwd=root, capture_output=True, text=True, timeout=900)
     assert res.returncode == 1, res.stdout[-2000:] + res.stderr[-3000:]
     out = res.stdout
     assert "mallory" in out and "NotJSONError" in out and "Please see the" not in out, out
-    assert "1 failed" in out and "No exports written" in out, out
-    assert {name: (root / name).read_bytes() for name in before} == before, "a failed run rewrote an export"
+    assert "1 failed" in out and "No exports written" not in out and "1 submission(s) could not be graded" in out, out
+    assert "mallory" in (root / "flags.csv").read_text()
+    with open(root / "grades_lms.csv", newline="") as fh:
+        mallory = next(",".join(r.values()) for r in csv.DictReader(fh) if "mallory" in r.values())
+    assert "flagged" in mallory, mallory
+    others = [line for line in (root / "grades.csv").read_bytes().splitlines() if b"mallory" not in line]
+    assert others == before["grades.csv"].splitlines(), "the others' grades changed"
 
 
 def test_path_is_not_changed_for_good(graded, tmp_path, monkeypatch):
@@ -536,7 +541,7 @@ def test_a_failed_run_leaves_no_trap(tmp_path):
             assert [s.id for s in gb.students] == ["ghost"], "grading bob created no student or submission"
 
         # the whole class: the canary, then the assignment is generated (the ghost's empty record removed)
-        # and bob is graded; mallory's file is no notebook: her failure is shown, and nothing is exported
+        # and bob is graded; mallory's file is no notebook: her failure is shown and flagged, bob is exported
         (root / "submitted" / "mallory" / A).mkdir(parents=True)
         (root / "submitted" / "mallory" / A / f"{A}.ipynb").write_text('{"cells": [')
         notes = []
@@ -544,11 +549,12 @@ def test_a_failed_run_leaves_no_trap(tmp_path):
     assert reports["bob"].success and reports["bob"].score == 0.0 and reports["bob"].max_score == 10.0
     assert not reports["mallory"].success and "NotJSONError" in reports["mallory"].error, reports["mallory"]
     assert any("removed 1 empty submission record" in n for n in notes) and any("generated into" in n for n in notes)
+    assert reports["mallory"].flags, "the submission that could not be graded is flagged"
     with Gradebook(db) as gb:
-        assert [s.student.id for s in gb.assignment_submissions(A)] == ["bob"]
-        assert "mallory" not in {s.id for s in gb.students}
+        assert [s.student.id for s in gb.assignment_submissions(A)] == ["bob"]  # no record for mallory's work
     for export in ("grades.csv", "grades_lms.csv", "question_stats.csv", "flags.csv"):
-        assert not (root / export).exists(), f"a failed run wrote {export}"
+        assert (root / export).exists(), f"{export} not written: one failure stopped everyone's export"
+    assert "mallory" in (root / "flags.csv").read_text()
     with nbt.offline_env(tmp_path):  # the trap of the issue: generate_assignment --force refused
         res = subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", A, "--force"], cwd=root,
                              capture_output=True, text=True, timeout=300)

@@ -26,7 +26,7 @@ FLOORS = {
     "science": [
         ["sourcecode"],
         ["statistics", "embeddings", "wordsets", "plots", "checks"],
-        ["weat", "wefat", "lexicon", "enumeration"],
+        ["weat", "wefat", "lexicon", "enumeration", "corpus"],
         ["replication"],
     ],
     "grading": [

@@ -197,3 +197,60 @@ def test_notebook_8_and_9_answers_that_call_these_references_are_caught():
         check_own_work(bootstrap_effect_sizes, "bootstrap_effect_sizes")
     with pytest.raises(AssertionError, match="reference implementation"):
         check_own_work(lx.gender_direction, "gender_direction")
+
+
+# effect_size_ceiling and adjusted_gap (issue 38) ---------------------------------------------------
+
+def test_effect_size_ceiling_hand_values_and_reached():
+    assert lx.effect_size_ceiling(8, 8) == pytest.approx(2 * np.sqrt(15 / 16), rel=1e-14)     # 1.9365
+    assert lx.effect_size_ceiling(8, 8, ddof=0) == pytest.approx(2.0, rel=1e-14)
+    assert lx.effect_size_ceiling(1, 3) == pytest.approx(np.sqrt(4 * 3 / 3), rel=1e-14)      # 2
+    # two constant groups reach it: scores 1 (x3) and 0 (x5), N = 8, ddof = 1
+    x, y = np.ones(3), np.zeros(5)
+    d = (x.mean() - y.mean()) / np.r_[x, y].std(ddof=1)
+    assert d == pytest.approx(lx.effect_size_ceiling(3, 5), rel=1e-14)
+    # and no other scores exceed it
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        x, y = rng.normal(size=3) + 3, rng.normal(size=5)
+        assert abs((x.mean() - y.mean()) / np.r_[x, y].std(ddof=1)) <= lx.effect_size_ceiling(3, 5) + 1e-12
+    with pytest.raises(ValueError, match="positive whole number"):
+        lx.effect_size_ceiling(0, 8)
+    with pytest.raises(ValueError, match="ddof"):
+        lx.effect_size_ceiling(8, 8, ddof=2)
+
+
+def test_adjusted_gap_hand_case():
+    # exact fit: y = 1 + 2 z + 1 c
+    r = lx.adjusted_gap([1.0, 2.0, 4.0, 5.0], [False, False, True, True], [0.0, 1.0, 1.0, 2.0])
+    assert (r.gap, r.df) == (3.0, 1)
+    assert r.adjusted == pytest.approx(2.0, abs=1e-12) and r.stderr == pytest.approx(0.0, abs=1e-12)
+    # by hand, with noise: n = 5, z = 0, 0, 1, 1, 1, c = 0, 1, 0, 1, 2, y = 0, 2, 1, 1, 4.
+    # Normal equations for (b0, b1, b2): M'M = [[5, 3, 4], [3, 3, 3], [4, 3, 6]], M'y = [8, 6, 11];
+    # solution b = (0.2, 0.2, 1.6); residuals -0.2, 0.2, 0.6, -1.0, 0.4, RSS = 1.6, sigma^2 = 1.6/2 = 0.8;
+    # [(M'M)^-1]_11 = (5*6 - 4*4) / det, det = 5(18-9) - 3(18-12) + 4(9-12) = 45 - 18 - 12 = 15 -> 14/15
+    r = lx.adjusted_gap([0.0, 2.0, 1.0, 1.0, 4.0], [False, False, True, True, True], [0.0, 1.0, 0.0, 1.0, 2.0])
+    assert r.gap == pytest.approx(2.0 - 1.0, abs=1e-12)
+    assert r.adjusted == pytest.approx(0.2, abs=1e-12)
+    assert r.stderr == pytest.approx(np.sqrt(0.8 * 14 / 15), abs=1e-12)
+    assert r.tstat == pytest.approx(0.2 / np.sqrt(0.8 * 14 / 15), abs=1e-12) and r.df == 2
+
+
+def test_adjusted_gap_agrees_with_scipy_regression_and_errors():
+    from scipy import stats
+    rng = np.random.default_rng(4)
+    c = rng.normal(size=60)
+    z = np.arange(60) % 2 == 0
+    y = 0.3 * z + 0.8 * c + rng.normal(size=60)
+    r = lx.adjusted_gap(y, z, c)
+    # the coefficient of z given c equals the slope of y's residuals on z's residuals (Frisch-Waugh-Lovell)
+    ry = y - np.polyval(np.polyfit(c, y, 1), c)
+    rz = z - np.polyval(np.polyfit(c, z.astype(float), 1), c)
+    fwl = stats.linregress(rz, ry)
+    assert r.adjusted == pytest.approx(fwl.slope, rel=1e-10)
+    with pytest.raises(ValueError, match="determined by the group"):
+        lx.adjusted_gap(y, z, z.astype(float))
+    with pytest.raises(ValueError, match="both groups"):
+        lx.adjusted_gap(y, np.ones(60, bool), c)
+    with pytest.raises(ValueError, match="True/False"):
+        lx.adjusted_gap(y, z.astype(int), c)

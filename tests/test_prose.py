@@ -73,6 +73,20 @@ def t08_alt(name, col):
     return r"(?m)^" + re.escape(name) + r"\s+" + r"[-\d.%]+\s+" * k + r"([-\d.]+)"
 
 
+def knn_null(name, k, col):
+    """08's k-NN proxy test after the projection: words right ("right"), the shuffled-label mean ("mean") or p."""
+    tail = {"right": r"(\d+) of", "mean": r"\d+ of \d+ .*mean (\d+) right", "p": r".*, p = (\S+)$"}[col]
+    return r"(?m)^" + re.escape(name) + r", k = " + str(k) + r": " + tail
+
+
+CEILING = r"The ceiling of \|d\| for 8 \+ 8 names \(ddof = 1\): (\S+) ="
+SENT_RANK_M = r"median frequency rank: male names ([\d,]+), female"
+SENT_RANK_F = r"median frequency rank: male names [\d,]+, female names ([\d,]+)"
+SENT_GAP = r"sentiment gap, male minus female: (\S+);"
+SENT_ADJ = r"adjusted for log frequency rank: (\S+) \("
+SENT_T = r"of it\), t = (\S+) \("
+
+
 def t10_shrink(key, targets, k):
     """The k-th "% smaller" (0: |d|, 1: association gap, 2: centroid distance) of 10's projection table."""
     return r"(?m)^\s*" + key + " " + targets + r"\s" + r"(?:[^%\n]*%)" * k + r"[^%\n]*?(\d+)%"
@@ -100,11 +114,24 @@ def t11(cluster, col):
     return r"(?m)^\s+N" + str(cluster) + r"\s+\d+\s+[\d,]+\s+" + tail
 
 
-def t11_stable(pair, col):
+def t11_stable(pair, col, method="BH"):
     """11's stability table: how many of the other seeds a discovery survives (col "all") or survives with
-    both matched clusters at a Jaccard overlap of at least 0.5 with the original ones (col "same")."""
-    pattern = r"(\d) of \d+  \(\d of \d+\)" if col == "all" else r"\((\d) of \d+\)"
-    return r"(?m)^\s*" + re.escape(pair) + r"\s.*\s" + pattern
+    both matched clusters at a Jaccard overlap of at least 0.5 with the original ones (col "same"), counted
+    with Benjamini-Hochberg ("BH") or Benjamini-Yekutieli ("BY") q-values."""
+    pattern = r"(\d) of \d+ \(\d of \d+\)" if col == "all" else r"\d of \d+ \((\d) of \d+\)"
+    return r"(?m)^\s*" + re.escape(pair) + r"\s.*\s" + method + " " + pattern
+
+
+def t11_cond(pair, col):
+    """11's conditional tests of overlapping pairs ("N9-W16"): the word centroids' cosine, p alone, p given."""
+    tail = {"cos": r"= (\S+);", "alone": r"p = (\S+) alone", "given": r"alone, (\S+) after"}[col]
+    return r"(?m)^" + re.escape(pair) + r" given .*?" + tail
+
+
+def t11_proj(pair, col):
+    """11's table of section 7.3 (the projected embedding): female, g_before, g_after, p_before, p_after."""
+    k = ["female", "g_before", "g_after", "p_before", "p_after"].index(col)
+    return r"(?m)^\s*" + re.escape(pair) + r"\s+(?=\d\.\d\d\s+-?\d\.\d{4}\s)" + r"\S+\s+" * k + r"(\S+)"
 
 
 CLAIMS = {
@@ -161,6 +188,26 @@ CLAIMS = {
           r"names \(filter 0.2\): .*p < 0.05 when r12 >= (\S+)", r"names \(filter 0.2\): .* to (\S+), p < 0.05"),
         C(r"gives p at most (\S+) for every admissible", r"(?m)^\s+occupations: .* to (\S+), p < 0.05"),
     ],
+    "09_generalised_weat": [
+        # issue 38, item 9: the README adds what notebook 9 finds
+        C(r"fragile to resampling the words \(rows (\d+), (\d+), (\d+), (\d+), (\d+) and (\d+)\)",
+          *(r"Fragile on this embedding \(bootstrap interval contains 0\): WEAT \[" + r"\d+, " * k + r"(\d+)"
+            + (r"\]" if k == 5 else "") for k in range(6)),
+          where="README.md"),
+    ],
+    "12_bias_from_corpora": [
+        # the reflection's model answer, against the table of section 5
+        C(r"is large\s+\(mean d (\S+)\) and significant", r"(?m)^original\s+(\S+) \["),
+        C(r"The projection removes it \(mean d (\S+),", r"(?m)^projection\s+(\S+) \["),
+        C(r"\(0 of 6, against (\S+) before\)", r"(?m)^original .*?(\S+) of 6 \["),
+        C(r"\(mean d (\S+), significant in none\), while", r"(?m)^CDA\s+(\S+) \["),
+        C(r"signal even grows \((\S+) against (\S+)\)", r"(?m)^CDA .* (\S+) \[\S+, \S+\]$",
+          r"(?m)^original .* (\S+) \[\S+, \S+\]$"),
+        # the dose-response table: the first rate at which word2vec (the last column) is significant in all four
+        # corpora, and the first at which the raw rows (the first column) are in three
+        C(r"at a planted\s+rate of (\S+) \(a fifth", r"(?m)^\s*(\d\.\d\d) .* 4 of 4$"),
+        C(r"the raw counts already at (\S+) in three of four", r"(?m)^\s*(\d\.\d\d)\s+\S+ \[\s*\S+,\s+\S+\]  3 of 4"),
+    ],
     "11_enumerating_biases": [
         # section 1: the rule for names among the words
         C(r"far too wide:\s+(\d+) of the candidate tokens meet it", r"(\d+) of them not Empath words"),
@@ -185,8 +232,13 @@ CLAIMS = {
         C(r"including the one whose exact p-value, (\S+), does not\.", r"have exact p-values .*, (\S+)\n"),
         C(r"Bonferroni is therefore not stricter than needed here: it keeps exactly()",
           r"Bonferroni and Benjamini-Yekutieli keep the same pairs: True()"),
-        C(r"Benjamini-Hochberg reported something in (\S+) of the scrambled runs and Benjamini-Yekutieli in\s+(\S+):",
+        C(r"Benjamini-Hochberg reported something in (\S+) of the scrambled runs and Benjamini-Yekutieli in\s+(\S+)\.",
           r"in (\S+) of the runs \(Benjamini-Hochberg\)", r"and (\S+) \(Benjamini-Yekutieli\)"),
+        # issue 38, item 5: BH's share is an observation, with its standard error
+        C(r"so a share of (\S+) \(binomial\s+standard error (\S+) over the runs\)",
+          r"in (\S+) of the runs \(Benjamini-Hochberg\)", r"binomial standard error of (\S+)\n"),
+        # issue 38, item 4: Lemma 2 and the sizes
+        C(r"map prints (\d+) names against ([\d,]+) for N11", r"N11: (\d+) names", r"the other names ([\d,]+);"),
         C(r"N0 \(the recent names\) at (\S+), N10 \(names\s+that are also ordinary words or places\) at (\S+)\s+and\s+N1\s+\(the\s+most\s+common\s+male\s+names\)\s+at\s+(\S+),\s+where\s+a\s+random\s+direction\s+gives\s+a\s+standard\s+deviation\s+of\s+(\S+)\.\s+The\s+word\s+clusters\s+less\s+so\s+\(the\s+largest\s+is\s+(\S+)\)",
           r"N0 (\S+),", r"N10 (\S+),", r"N1 (\S+),", r"standard deviation (\S+)\)", r"largest \|cosine\| (\S+);"),
         # section 7: the associations
@@ -196,9 +248,41 @@ CLAIMS = {
         C(r"give\s+(\d+%) of it, and N11 as a whole is (\S+) female with mean year of birth (\d+)\.",
           r"N11-W22: .*\n.*\n   names that drive g \((\d+)%", t11(11, "female"), t11(11, "year")),
         C(r"common female names \((\S+) female, mean year (\d+)\) with family", t11(4, "female"), t11(4, "year")),
-        C(r"it survives\s+all five seeds \((\d) of 5 with both overlaps", t11_stable("N4-W30", "same")),
+        C(r"it survives\s+all five seeds \((\d) of 5 with both\s+overlaps", t11_stable("N4-W30", "same")),
+        # issue 38, item 2: the summary follows Benjamini-Yekutieli
+        C(r"does not report it\s+in this run \(q = (\S+)\) and reports it in only (\d) of 5 other seeds",
+          r"N4-W30: .*q_BY = (\S+);", t11_stable("N4-W30", "all", "BY")),
+        C(r"\*\*only\*\* pair that is a discovery of\s+Benjamini-Yekutieli in this run and again with all five other seeds \((\d) of 5\)",
+          t11_stable("N11-W22", "all", "BY")),
+        C(r"Following Benjamini-Yekutieli, whose guarantee holds\s+for these dependent tests, \*\*one\*\* pair()",
+          r"finds again with all 5 other seeds: N11-W22 \(1 of \d+\)()"),
+        # issue 38, item 3: overlapping pairs, the conditional test
+        C(r"the centroids of W33 and W16 have cosine (\S+), and once W33's direction is removed \(the\s+conditional test above\) the p-value of N9-W16 rises from (\S+) to (\S+)\. N9-W33 keeps\s+p = (\S+) once",
+          t11_cond("N9-W16", "cos"), t11_cond("N9-W16", "alone"), t11_cond("N9-W16", "given"), t11_cond("N9-W33", "given")),
+        C(r"given W22's direction its p-value rises from (\S+)\s+to (\S+) \(the word centroids have cosine (\S+)\)\. N11-W22 given W37 keeps p = (\S+)\.",
+          t11_cond("N11-W37", "alone"), t11_cond("N11-W37", "given"), t11_cond("N11-W37", "cos"), t11_cond("N11-W22", "given")),
+        # issue 38, item 6: what the name rule costs
+        C(r"Without the rule (\d+) of the ([\d,]+) words are tokens the rule would leave out, and the enumeration\s+reports (\d+) pairs by Benjamini-Hochberg and (\d+) by Benjamini-Yekutieli \((\d+) and (\d+) with the rule\)",
+          r"without the rule (\d+) of", r"without the rule \d+ of the ([\d,]+) words", r"discoveries: (\d+) \(Benjamini-Hochberg\), \d+ \(Benjamini-Yekutieli\), against",
+          r"discoveries: \d+ \(Benjamini-Hochberg\), (\d+) \(Benjamini-Yekutieli\), against",
+          r"against (\d+) and \d+ with it", r"against \d+ and (\d+) with it"),
+        C(r"the conflict cluster of N11 now holds (\d+) tokens", r"N11 with a cluster of \d+ words, (\d+) of them left out"),
+        C(r"personal\s+names \(\*(arafat)\*, \*(hussein)\*, \*(abbas)\*\) among them", r"left out by the rule: .*\b(arafat)\b",
+          r"left out by the rule: .*\b(hussein)\b", r"left out by the rule: .*\b(abbas)\b"),
+        # issue 38, item 12: the enumeration after notebook 8's projection
+        C(r"\(N4-W30, (\S+) female\) falls from p = (\S+) to (\S+), and neither correction reports it",
+          t11_proj("N4-W30", "female"), t11_proj("N4-W30", "p_before"), t11_proj("N4-W30", "p_after")),
+        C(r"N11 with conflict words \(p = (\S+) after\)", t11_proj("N11-W22", "p_after")),
+        C(r"N9 \(male names, (\S+) female\) with sports, which the projection weakens\s+\(g from (\S+) to (\S+)\)",
+          t11_proj("N9-W33", "female"), t11_proj("N9-W33", "g_before"), t11_proj("N9-W33", "g_after")),
+        C(r"(\d+) pairs by Benjamini-Hochberg and (\d+) by\s+Benjamini-Yekutieli after the projection, against (\d+) and (\d+) before",
+          r"after the projection: (\d+) discoveries", r"after the projection: \d+ discoveries \(Benjamini-Hochberg\), (\d+)",
+          r"after the projection: .*against (\d+) and", r"after the projection: .*against \d+ and (\d+) before"),
+        C(r"common male\s+names \(N6, (\S+) female\) with words of university", r"N6 \((\S+) female, mean year"),
+        C(r"(N11-W37) even becomes a discovery of\s+Benjamini-Yekutieli", r"(?m)^\s*(N11-W37)\s.*yes\s+yes$"),
         C(r"male names \((\S+) female\) with sports", t11(9, "female")),
-        C(r"W33 survives (\d) of 5 seeds, W16 (\d) of 5\.", t11_stable("N9-W33", "all"), t11_stable("N9-W16", "all")),
+        C(r"W33 survives (\d) of 5 seeds, W16 (\d) of 5\s+with Benjamini-Hochberg and (\d) of 5 with Benjamini-Yekutieli",
+          t11_stable("N9-W33", "all"), t11_stable("N9-W16", "all"), t11_stable("N9-W16", "all", "BY")),
         C(r"\(countries of Europe and Latin America\) survives (\d) of 5 seeds, but never with a\s+matched name cluster whose Jaccard overlap with N7 reaches 0\.5 \((\d) of 5; the overlaps range from\s+(\S+) to (\S+)\)",
           t11_stable("N7-W31", "all"), t11_stable("N7-W31", "same"),
           r"Name overlaps over the five runs.* N7-W31 (\d\.\d\d)-", r"Name overlaps over the five runs.* N7-W31 \d\.\d\d-(\d\.\d\d)"),
@@ -207,8 +291,8 @@ CLAIMS = {
         C(r"comes back in only (\d)\s+of 5 runs", t11_stable("N11-W37", "all")),
         # "all five": an empty group that the output regex matches only when the row says 5 of 5
         C(r"\*\*N11 with W22\*\* has the largest \$g\$ \(\S+\) and survives all five other seeds()",
-          r"(?m)^\s*N11-W22\s.*\s5 of 5  \(.*()$"),
-        C(r"and it survives\s+all five seeds()", r"(?m)^\s*N4-W30\s.*\s5 of 5  \(.*()$"),
+          r"(?m)^\s*N11-W22\s.*\sBH 5 of 5 \(.*()$"),
+        C(r"With Benjamini-Hochberg it survives\s+all five seeds()", r"(?m)^\s*N4-W30\s.*\sBH 5 of 5 \(.*()$"),
         # section 7.2 and 8: power
         C(r"a pair\s+needs a cosine of (\S+) between its centred centroids to pass Bonferroni \((\S+) to be the first\s+discovery of Benjamini-Yekutieli\), a pair with cosine (\S+) has \$p\$ = (\S+) on its own",
           r"first step of Benjamini-Hochberg: .* >= (\S+)\n", r"first step of Benjamini-Yekutieli: .* >= (\S+)\n",
@@ -221,7 +305,8 @@ CLAIMS = {
         C(r"with g = (\S+), exact p = (\S+) and q = (\S+):\s+among (\d+) pairs", r"N4-W30: g = (\S+),",
           r"N4-W30: g = \S+, p = (\S+),", r"N4-W30: .*q_BH = (\S+),", r"exact p-values, (\d+) pairs"),
         C(r"the more cautious\s+Benjamini-Yekutieli \(q = (\S+)\)", r"N4-W30: .*q_BY = (\S+);"),
-        C(r"It came back\s+with all five other k-means seeds()", r"(?m)^\s*N4-W30\s.*\s5 of 5  \(.*()$"),
+        C(r"Benjamini-Hochberg it came back with all five other k-means seeds()", r"(?m)^\s*N4-W30\s.*\sBH 5 of 5 \(.*()$"),
+        C(r"and with Benjamini-Yekutieli in only (\d) of 5\.", t11_stable("N4-W30", "all", "BY")),
         C(r"but only (\d) of 5\s+times\s+with\s+both\s+matched\s+clusters", t11_stable("N4-W30", "same")),
         C(r"\(passing\s+Bonferroni takes a cosine of (\S+) between", r"first step of Benjamini-Hochberg: .* >= (\S+)\n"),
     ],
@@ -255,15 +340,21 @@ CLAIMS = {
         C(r"Row 7 stays at the edge of significance \(p = (\S+)\)", r"WEAT 7 with male/female names .* -> (\S+)\n"),
         C(r"career and family, (\d+)% removed, p = (\S+)\)", r"WEAT 6 \(names; .*\((\d+)% removed", r"WEAT 6 \(names; .* -> (\S+)\n"),
         C(r"\((\d+)% after the projection, against (\d+)% by chance\)",
-          r"600 most gendered words: .* and (\d+)% after", r"600 most gendered words: .*baseline (\d+)%"),
-        C(r"recover the former side of (\d+)% \((\d+)% before\), against\s+a majority-class baseline of (\d+)%",
-          r"50 occupations: .* and (\d+)% after", r"50 occupations: .* for (\d+)% before", r"50 occupations: .*baseline (\d+)%"),
-        # issue 19, item 6: the occupations' proxy result is not evidence; the 600 words' is
-        C(r"(\d+) of (\d+) right where always guessing the larger class gets (\d+)\.", r"50 occupations: (\d+) of \d+ right",
-          r"50 occupations: \d+ of (\d+) right", r"50 occupations: .* (\d+) expected at the baseline"),
-        C(r"A one-sided binomial test gives p = (\S+) \(a rough", r"50 occupations: .*one-sided binomial p = (\S+)"),
-        C(r"\((\d+) right where chance gives (\d+), p far", r"600 most gendered words: (\d+) of",
-          r"600 most gendered words: .* (\d+) expected at the baseline"),
+          r"600 most gendered words: .* and (\d+)% after", r"600 most gendered words: .*rate (\d+)%"),
+        # issue 38, item 1: the chance level of a k-NN vote is labels shuffled over the fixed neighbour graph
+        C(r"the vote gets (\d+) right on average, against (\d+)\s+observed, and no shuffle in ([\d,]+) comes close \(p = (\S+), the",
+          knn_null("600 most gendered words", 5, "mean"), knn_null("600 most gendered words", 5, "right"),
+          r"against ([\d,]+) shuffles of the labels", knn_null("600 most gendered words", 5, "p")),
+        C(r"recover the former side of (\d+)% \((\d+)% before\), against a\s+majority-class rate of (\d+)%",
+          r"50 occupations: .* and (\d+)% after", r"50 occupations: .* for (\d+)% before", r"50 occupations: .*rate (\d+)%"),
+        C(r"chance then gets (\d+) of (\d+) right on average, and (\d+) right\s+or more is rare \(p = (\S+)\)",
+          knn_null("50 occupations", 5, "mean"), r"50 occupations, k = 5: \d+ of (\d+) right",
+          knn_null("50 occupations", 5, "right"), knn_null("50 occupations", 5, "p")),
+        C(r"p = (\S+) with 3, (\S+) with 7 and (\S+) with 9\.", knn_null("50 occupations", 3, "p"),
+          knn_null("50 occupations", 7, "p"), knn_null("50 occupations", 9, "p")),
+        C(r"the evidence of\s+a surviving proxy is \*\*weak and depends on k\*\*()",
+          r"50 occupations: p < 0.05 with k = .* -> weak evidence of a surviving proxy that depends on k()"),
+        C(r"The 600 words leave no\s+doubt()", r"600 most gendered words: p < 0.05 with k = .* -> a surviving proxy at every k()"),
         # the reflection's model answer
         C(r"kept only (\d+)% and (\d+)%\s+of its value and the WEFAT correlation with the share of women fell from (\S+) to (\S+),",
           t08(7, "s_left"), t08(8, "s_left"), r"Pearson r (\S+) \(p", r"-> (\S+) \(p = \S+\);"),
@@ -307,6 +398,31 @@ CLAIMS = {
         C(r"reach (\S+) in only (\S+)% of draws", r"Table 1's 8 \+ 8 names: d = (\S+);", r"draws reaching it: (\S+)%"),
         C(r"\(d = (\S+)\s+and (\S+), intervals excluding 0\)", t10_row(3, "d"), t10_row(4, "d")),
         C(r"words give (\S+) and (\S+) on the same", t10_row(3, "table1"), t10_row(4, "table1")),
+        # issue 38, item 8: intervals pressed against the ceiling of d are no test; the random draws are
+        C(r"the ceiling of \$d\$, (\S+) for 8 \+ 8 names", CEILING),
+        C(r"with\s+8 \+ 8 names d cannot exceed (\S+), and the 8 \+ 8", CEILING),
+        # issue 38, item 7: the gender-sentiment row with the frequency control, both numbers
+        C(r"Frequency explains half of it: male names are more frequent \(median ranks ([\d,]+) and ([\d,]+)\), and the gap of (\S+) is (\S+) at equal log frequency rank \(t = (\S+)\)",
+          SENT_RANK_M, SENT_RANK_F, SENT_GAP, SENT_ADJ, SENT_T),
+        C(r"ones \(median ranks ([\d,]+) and ([\d,]+)\), and a\s+name's sentiment score follows its frequency rank \(Spearman correlation (\S+):",
+          SENT_RANK_M, SENT_RANK_F, r"Spearman correlation of a name's sentiment score with its frequency rank \(\d+ names\): (\S+)"),
+        C(r"the raw gap \(male minus female\) is (\S+), and at\s+equal log frequency rank it is (\S+), (\d+)% of it\. The adjusted gap remains \(t = (\S+),",
+          SENT_GAP, SENT_ADJ, r"adjusted for log frequency rank: \S+ \((\d+)% of it\)", SENT_T),
+        # issue 38, item 11: Sutton et al.'s Experiment 2 with BLS data
+        C(r"are strongly correlated\s+\(r = (\S+)\)", r"before the projection: male vs\. female association r = (\S+) \("),
+        C(r"all (\d+) of its male occupations lean to the masculine side here, but so do (\d+) of our (\d+)\s+occupations",
+          r"Table I male  : .*-> (\d+) of \d+ on", r"(\d+) of the \d+ lean to the masculine side", r"(\d+) occupations; Empath"),
+        C(r"only (\d+) of its (\d+) female occupations are on the feminine side",
+          r"Table I female: .*-> (\d+) of \d+ on", r"Table I female: .*-> \d+ of (\d+) on"),
+        C(r"\(\*(designer)\*,\s+\*(housekeeper)\* and \*(supervisor)\* among them; \*(psychologist)\* and \*(pharmacist)\* are not\)",
+          r"Table I female: .*(designer) \+", r"Table I female: .*(housekeeper) \+", r"Table I female: .*(supervisor) \+",
+          r"Table I female: .*(psychologist) -", r"Table I female: .*(pharmacist) -"),
+        C(r"the share of women in the occupation\s+\(r = (\S+), p = (\S+)\)",
+          r"before the projection: .*% women r = (\S+) \(", r"before the projection: .*% women r = \S+ \(p = (\S+)\)"),
+        C(r"the correlation with the\s+employment statistics is gone \(r = (\S+), p = (\S+)\)",
+          r"after  the projection: .*% women r = (\S+) \(", r"after  the projection: .*% women r = \S+ \(p = (\S+)\)"),
+        C(r"\(mean\s+\|female - male\| from (\S+) to (\S+)\)", r"(?m)^before the projection: .*= (\S+)$",
+          r"(?m)^after  the projection: .*= (\S+)$"),
     ],
 }
 
@@ -316,16 +432,19 @@ DISCUSSIONS = {
     "05_permutation_tests": [(r"^\(a\) With a strict", [])],
     "06_table1": [(r"^With \$B = 20\{,\}000\$ only row 2", [])],
     "07_wefat": [(r"^For the occupations the difference is significant", ["0.05"])],  # the usual threshold
+    "12_bias_from_corpora": [(r"^\*Model answer \(for graders", ["0.4"])],   # the planted rate of section 5
     "11_enumerating_biases": [
         (r"^What the clusters capture, on this run", []),
         (r"^The Monte Carlo p-values agree with the exact ones", ["0.001"]),   # a threshold of the check
         (r"^\*\*Three corrections, three guarantees", []),
-        (r"^Benjamini-Hochberg reported something in", []),
+        (r"^Benjamini-Hochberg reported something in", ["5%", "7.1"]),   # alpha, a section number
         (r"^The name clusters lie far along the frequency direction", []),
         (r"^Reading the list", ["0.5"]),                            # the overlap the table requires
         (r"^### 7\.1 Do they survive", ["0.5", "0.05"]),           # the overlap the table requires, alpha
         (r"^## 8\. What unsupervised enumeration", ["5%", "0.05", "7.1"]),   # alpha, and a section number
         (r"^\*Model answer \(for graders", ["0.5", "7.2"]),        # the overlap the table requires, a section
+        (r"^Without the rule", []),
+        (r"^\*\*What the projection changes", ["7.2"]),           # a section number
     ],
     "08_debiasing": [
         (r"^\*\*Reading the numbers\.\*\*", []),
@@ -340,6 +459,8 @@ DISCUSSIONS = {
         (r"^The three measures answer", []),
         (r"^\*\*Side by side with the paper", []),
         (r"^A model answer", ["95%"]),   # the name rule, a stated choice
+        (r"^The male names are far more frequent", []),
+        (r"^\*\*Reading Experiment 2\*\*", []),
     ],
 }
 

@@ -487,19 +487,19 @@ def test_bwrap_command_isolates(tmp_path):
     assert opts[opts.index("--cap-drop") + 1] == "ALL"
     assert "--share-net" not in opts
     binds = _binds(opts)
-    assert sorted(binds["rw"]) == sorted([str(work.resolve()), str(private.resolve())])
-    assert str(private.resolve() / "k.json") in binds["ro"]
+    assert binds["rw"] == [str(work.resolve())]
+    assert str(private.resolve()) in binds["ro"]  # the connection file: read, never written
     assert str(root.resolve() / ".venv") in binds["ro"]            # CI's venv inside the course root
     for hidden in (root, root / "solutions", tmp_path, Path.home(), Path("/")):
         assert str(Path(hidden).resolve()) not in binds["ro"] + binds["rw"], f"{hidden} is visible"
     assert not any(b.startswith(("/run", "/var", "/sys")) for b in binds["ro"] + binds["rw"])
     etc = [b for b in binds["ro"] if b.startswith("/etc")]
     assert "/etc" not in etc and "/etc/shadow" not in etc and "/etc/ld.so.cache" in etc
-    assert cmd[sep + 1:sep + 4] == ["prlimit", f"--as={1024 * 2**20}", "--"]
+    assert cmd[sep + 1:sep + 5] == ["prlimit", f"--as={1024 * 2**20}", f"--msgqueue={sandbox.MSGQUEUE_BYTES}", "--"]
     limited = sandbox.bwrap_command(["python"], workdir=work, private_dir=private, read_only=ro,
                                     env={}, memory_mb=1024, max_processes=99)
-    assert limited[limited.index("--") + 1:limited.index("--") + 5] == [
-        "prlimit", f"--as={1024 * 2**20}", "--nproc=99", "--"]
+    assert limited[limited.index("--") + 1:limited.index("--") + 6] == [
+        "prlimit", f"--as={1024 * 2**20}", "--nproc=99", f"--msgqueue={sandbox.MSGQUEUE_BYTES}", "--"]
     assert cmd[-5:-3] == ["python", "-m"]
     assert opts[opts.index("--chdir") + 1] == str(work.resolve())
 

@@ -31,7 +31,6 @@ import shutil
 import subprocess
 import sys
 import time
-import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -276,24 +275,9 @@ def test_nbval_passes_on_the_stored_outputs_and_fails_on_a_changed_number(tmp_pa
     # the cells after it are checked in the unaltered copy; leaving them out here saves running them twice
     altered.cells = altered.cells[:[i for i, c in enumerate(altered.cells) if c.cell_type == "code"][cell] + 1]
     nbt.write_nb(altered, work / "zz_altered.ipynb")
-    report = tmp_path / "nbval.xml"
-    env = dict(os.environ, PYTHONHASHSEED="0")  # as executed (python -m helpers site --execute-only)
-    env.pop("MPLBACKEND", None)
     start = time.perf_counter()
-    res = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
-                          "--nbval-sanitize-with", str(work / site.SANITIZE_FILE), "-o", "addopts=",
-                          "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(work)],
-                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    failed, passed = nbt.run_nbval(work, tmp_path)
     print(f"\nnbval over {len(list(work.glob('*.ipynb')))} notebooks: {time.perf_counter() - start:.0f} s")
-    assert report.is_file(), f"nbval did not run:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
-    failed, passed = {}, set()
-    for case in ET.parse(report).getroot().iter("testcase"):
-        name = f"{case.get('classname')}::{case.get('name')}"
-        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
-        if bad is not None:
-            failed[name] = (bad.get("message") or "") + (bad.text or "")
-        elif case.find("skipped") is None:
-            passed.add(name)
     real = {k: v[-1500:] for k, v in failed.items() if "zz_altered" not in k}
     assert not real, "stored outputs differ from a fresh run (re-execute with `python -m helpers site --execute-only "
     "NN_topic` if the change is intended):\n" + "\n\n".join(f"{k}:\n{v}" for k, v in real.items())

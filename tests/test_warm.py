@@ -28,7 +28,7 @@ from traitlets.config import Config
 
 import nbgrader_tools as nbt
 from helpers.grading import warm
-from helpers.grading.sandbox import SandboxKernelManager
+from helpers.grading.sandbox import SandboxKernelManager, read_only_paths
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -139,6 +139,17 @@ def course(tmp_path):
     warm._REFUSED.clear()
 
 
+def _tmp_entries(course: Path) -> set[str]:
+    """What a fresh kernel's ``/tmp`` may hold: ``home``, ``work``, the connection folders' spool, and the first
+    component below ``/tmp`` of every folder the sandbox binds read-only there (a clone under ``/tmp`` has its
+    ``.venv`` and ``helpers/`` bound, so its top folder is visible, read-only)."""
+    entries = {"home", "work", Path(warm.spool_dir()).name}
+    for p in read_only_paths(course.resolve()):
+        if p.parts[:2] == ("/", "tmp") and len(p.parts) > 2:
+            entries.add(p.parts[2])
+    return entries
+
+
 def test_kernels_are_forked_fresh_and_leave_nothing_behind(course):
     async def go():
         reports, kinds = [], []
@@ -162,7 +173,9 @@ def test_kernels_are_forked_fresh_and_leave_nothing_behind(course):
         assert "00-leak.py" not in r["startup"], r
         assert r["sysv"] == [] and not r["leak"], r
         assert r["sigpipe"] == signal.SIG_IGN, "SIGPIPE is not ignored, as Python ignores it in a plain kernel"
-        assert set(r["tmp"]) <= {"home", "work", Path(warm.spool_dir()).name}, r["tmp"]
+        # /tmp holds the kernel's own folders, and the top folders of what the sandbox binds read-only
+        # under /tmp (the course's environment, when the course lives there): nothing an earlier kernel left
+        assert "left.txt" not in r["tmp"] and set(r["tmp"]) <= _tmp_entries(course), r["tmp"]
         # init, the template, the kernel: no daemon of a kernel before
         assert r["procs"] == sorted({1, r["ppid"], r["pid"]}), r["procs"]
         # started as `python -m ipykernel_launcher -f FILE` starts a plain kernel: IPython runs no module at start

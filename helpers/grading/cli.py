@@ -3,14 +3,16 @@
 """
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
 from .bundle import build_bundle
 from .canary import GradingStopped
+from .course import course_api, keep_private
 from .exports import summary
 from .feedback import regenerate_feedback
-from .run import blocking_failures, grade_class
+from .run import RunStopped, blocking_failures, grade_class, stop_on_signals
 
 __all__ = ["grade_command", "feedback_command", "bundle_command"]
 
@@ -21,10 +23,19 @@ def grade_command(args) -> int:
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
         return 2
+    stop_on_signals()
     try:
         reports = grade_class(".", assignments=args.assignments or None, workers=args.workers,
                               sandbox=not args.no_sandbox, force=args.force, feedback=not args.no_feedback,
-                              export=args.export, scheduler=args.scheduler, log=print)
+                              export=args.export, scheduler=args.scheduler,
+                              roster=not getattr(args, "new_students", False), private=True, log=print)
+    except RunStopped as exc:
+        name = signal.Signals(exc.signum).name
+        print(f"\nStopped by {name}: every process of this run (workers, kernels, sandboxes) has ended. The "
+              f"submissions graded before are kept (gradebook, autograded/, feedback/); those being graded were not "
+              f"recorded and are graded on the next run. The exports are those of an earlier run: run `python -m "
+              f"helpers grade` again to finish.", file=sys.stderr)
+        return 128 + exc.signum
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -60,13 +71,17 @@ def grade_command(args) -> int:
     failed = blocking_failures(reports)
     if args.export and failed:
         stem = Path(args.export)
-        print(f"No exports written: {len(failed)} submission(s) could not be graded (errors above). {stem} and the "
-              f"other exports, if any, are those of an earlier run. Fix the cause and run again: what was graded "
-              f"is skipped.")
+        print(f"No exports written: none of the {len(failed)} submission(s) could be graded (errors above), which "
+              f"points to the grading environment rather than the students. {stem} and the other exports, if any, "
+              f"are those of an earlier run. Fix the cause and run again: what was graded is skipped.")
     elif args.export:
         stem = Path(args.export)
         print(f"Grades written to {stem} and {stem.with_name(stem.stem + '_lms.csv')}; per-question statistics "
               f"to {stem.with_name('question_stats.csv')} (plot: .png); open flags to {stem.with_name('flags.csv')}")
+        if n["failed"]:
+            print(f"{n['failed']} submission(s) could not be graded (errors above): each is flagged, in flags.csv and "
+                  f"marked in {stem.with_name(stem.stem + '_lms.csv')}, and is graded again on the next run; the "
+                  f"others are exported as usual.")
     if not args.no_feedback:
         print("Feedback written to feedback/; after grading by hand, run `python -m helpers feedback` to write "
               "it again with your grades.")
@@ -77,6 +92,8 @@ def feedback_command(args) -> int:
     """``python -m helpers feedback``: write the feedback again with the gradebook's scores."""
 
     try:
+        _, api = course_api(".", sandbox=False)
+        keep_private(".", api.coursedir.db_url)  # feedback/ and the exports it rewrites: for the grading account
         reports = regenerate_feedback(".", args.assignments or None, lms=args.lms)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -25,7 +25,7 @@ from .sandbox import SandboxError, find_bwrap, missing_bwrap_message
 from .submission import CheckCellMetadataOnce, TakeSubmission
 
 __all__ = ["GradeReport", "load_course_config", "configure", "course_api", "create_gradebook", "default_workers",
-           "nbgrader_error"]
+           "nbgrader_error", "keep_private", "PRIVATE_FOLDERS", "PRIVATE_FILES", "PRIVATE_UMASK"]
 
 
 SQLITE_TIMEOUT = 120                 # seconds a worker waits for another worker's gradebook write
@@ -35,8 +35,10 @@ SQLITE_TIMEOUT = 120                 # seconds a worker waits for another worker
 class GradeReport:
     """One submission: assignment, student, score (after any late penalty), maximum, whether nbgrader
     succeeded, its error, the flags raised (dicts as :func:`helpers.grading.flags.read_flags`), whether it was
-    skipped as already graded, how many seconds late it was submitted, and whether its grading
-    process died even when it was graded alone."""
+    skipped as already graded, how many seconds late it was submitted, whether its grading
+    process died even when it was graded alone, and what happened to the warm kernels' template while it was
+    graded (:func:`helpers.grading.warm.take_notes`: a template that stopped answering, failed imports,
+    kernels started plainly)."""
 
     assignment: str
     student: str
@@ -48,6 +50,7 @@ class GradeReport:
     skipped: bool = False
     seconds_late: float = 0.0
     died: bool = False
+    notes: list = field(default_factory=list)
 
 
 def load_course_config(root: str | os.PathLike):
@@ -137,6 +140,58 @@ def course_api(root, sandbox: bool, scratch: Path | None = None):
         url += ("&" if "?" in url else "?") + f"timeout={SQLITE_TIMEOUT}"
     cfg.CourseDirectory.db_url = url
     return cfg, NbGraderAPI(coursedir=CourseDirectory(config=cfg), config=cfg)
+
+
+#: What a grading run keeps from everyone but the grading account (and its group, for a group-shared course):
+#: the folders nbgrader fills with students' work (nbgrader itself gives their files mode 644 and its folders 755,
+#: so the folder itself must bar others), the exports of grades and the roster.
+PRIVATE_FOLDERS = ("submitted", "autograded", "feedback", "downloaded")
+PRIVATE_FILES = ("roster.csv", "grades.csv", "grades_lms.csv", "flags.csv", "question_stats.csv",
+                 "question_stats.png")
+#: The umask of the grading commands at least: nothing they create is readable by others.
+PRIVATE_UMASK = 0o007
+
+
+def keep_private(root, db_url: str | None = None) -> list[str]:
+    """Take every permission of "others" off the course's grading state, and tighten this process's umask.
+
+    A course folder that everyone may pass through (mode 0711 on a hub) exposes whatever inside it is
+    readable by others; files and folders made after installation follow the umask of whoever made them.
+    Here the SQLite gradebook (with its journal), :data:`PRIVATE_FOLDERS` and :data:`PRIVATE_FILES` of
+    ``root`` lose their ``o=rwx`` bits (owner and group bits are kept: a group-shared course keeps
+    working), and the umask gains :data:`PRIVATE_UMASK`. Links are not followed.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    db_url : str, optional
+        The gradebook; a SQLite file is checked.
+
+    Returns
+    -------
+    list of str
+        What was readable by others and is no longer (paths relative to ``root``), for the person.
+    """
+    import stat
+
+    root = Path(root)
+    os.umask(os.umask(0) | PRIVATE_UMASK)
+    paths = [root / name for name in (*PRIVATE_FOLDERS, *PRIVATE_FILES)]
+    db = _sqlite_file(db_url) if db_url else None
+    if db is not None:
+        paths += [db, db.with_name(db.name + "-journal"), db.with_name(db.name + "-wal")]
+    fixed = []
+    for path in paths:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISLNK(st.st_mode) or not st.st_mode & 0o007:
+            continue
+        os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o007)
+        fixed.append(os.path.relpath(path, root) if str(path).startswith(str(root)) else str(path))
+    return fixed
 
 
 _GENERIC = ("Please see the", "There was an error processing", "Traceback (most recent call last)")

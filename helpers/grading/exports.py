@@ -58,7 +58,7 @@ def write_exports(root: str | os.PathLike, export: str, reports: list[GradeRepor
     for r in reports or []:
         for f in r.flags:
             key = (f["assignment"], f["student"], f["notebook"], f["cell"], f["reason"])
-            if r.died and key not in keys:  # no gradebook record to hold it
+            if (r.died or not r.success) and key not in keys:  # no gradebook record to hold it
                 flags.append(f)
                 keys.add(key)
     paths = {"grades": out, "lms": out.with_name(out.stem + "_lms.csv"),

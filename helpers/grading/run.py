@@ -12,8 +12,9 @@ Grading fails loudly, never quietly:
   worked solution as a canary, in the same sandbox, kernel and judge, in a scratch gradebook: if it
   does not get every automatic point, :class:`~helpers.grading.canary.GradingStopped` says which cells
   and what error, and nothing is graded;
-* a submission nbgrader cannot grade reports nbgrader's real error and leaves no record in the
-  gradebook; a run with such a failure writes no export (:func:`blocking_failures`).
+* a submission nbgrader cannot grade reports nbgrader's real error, leaves no new record in the
+  gradebook and is flagged (:data:`FAILED`); the others are exported, unless every submission of
+  the run failed (:func:`blocking_failures`); the command exits 1.
 
 The canaries run in the same worker processes as the first submissions, so each process starts its
 warm-kernel template (:mod:`helpers.grading.warm`) once for both.
@@ -36,13 +37,17 @@ import sys
 import time
 from pathlib import Path
 
-from .canary import CanaryReport, GradingStopped, check_worked_solution, one_line, prepare_gradebook
-from .course import GradeReport, course_api, default_workers, gradebook_exists, read_submission_flags
+from .canary import (CanaryReport, GradingStopped, check_worked_solution, course_package_mismatch, one_line,
+                     prepare_gradebook)
+from .course import (GradeReport, course_api, default_workers, gradebook_exists, keep_private, load_course_config,
+                     read_submission_flags)
+from . import warm
 from .exports import write_exports
 from .grade import grade_submission, score_of
 from .state import load_state, save_state, submission_hash
 
-__all__ = ["grade_class", "submitted_assignments", "blocking_failures", "DIED", "PRELOAD"]
+__all__ = ["grade_class", "submitted_assignments", "blocking_failures", "roster_of", "not_on_roster", "misnamed_notebooks", "DIED", "FAILED",
+           "PRELOAD", "RunStopped", "stop_on_signals", "stop_descendants", "descendants"]
 
 
 DIED = ("The grading process died while grading this submission on its own (for example killed by the system "
@@ -50,11 +55,173 @@ DIED = ("The grading process died while grading this submission on its own (for 
         "on later runs so that it cannot take other submissions down with it.")
 
 
+FAILED = ("nbgrader could not grade this submission ({error}). It has no automatic score (the LMS export shows "
+          "it as flagged); read it, fix what stops it if it is the grader's, and run grade again: it is graded again "
+          "until it succeeds.")
+
+
 #: What the grading processes import once, in multiprocessing's fork server, before it forks each of them: the
 #: grader and the library its judge calls (gensim with it). Measured on the 2-core machine: a spawned process
 #: spent 2.3 CPU-s importing the grader and about 2 more importing gensim on its first submission.
 PRELOAD = ["helpers.grading.run", "helpers.grading.judge", "helpers.embeddings", "helpers.statistics",
            "helpers.wordsets", "helpers.weat", "helpers.wefat", "helpers.lexicon", "helpers.enumeration"]
+
+
+class RunStopped(KeyboardInterrupt):
+    """The run was stopped by SIGINT or SIGTERM (:func:`stop_on_signals`); every process it started has ended.
+
+    ``signum`` is the signal's number.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_PR_SET_CHILD_SUBREAPER = 36   #: prctl(2) option: orphaned descendants are re-parented to this process
+_STOP = {"shield": 0, "pending": None, "stopping": False}   # this process's signal state (stop_on_signals)
+
+
+def _process_tree() -> dict[int, list[int]]:
+    """``{parent pid: [child pids]}`` of the live (not zombie) processes, from Linux's /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return children
+
+
+def descendants(pid: int | None = None) -> list[int]:
+    """The live processes started, directly or not, by ``pid`` (default: this process), parents first.
+
+    Parameters
+    ----------
+    pid : int, optional
+        The ancestor (default ``os.getpid()``).
+
+    Returns
+    -------
+    list of int
+        Their process ids; empty where /proc cannot be read.
+    """
+    try:
+        tree = _process_tree()
+    except OSError:
+        return []
+    out, todo = [], [os.getpid() if pid is None else pid]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def stop_descendants(rounds: int = 50) -> int:
+    """Kill (SIGKILL) every process this one started, however deep: the pool's fork server and workers,
+    their kernels and sandboxed warm-kernel templates.
+
+    multiprocessing's resource tracker is left to end with this process. Grading holds nothing a kill can corrupt: a gradebook write is a database transaction, a worker writes
+    no file the state relies on (:func:`helpers.grading.state.save_state` is called here, in this process),
+    and a submission whose grading was cut is not in the state, so the next run grades it again. With
+    :func:`stop_on_signals` active this process is a child subreaper, so a process whose parent was killed
+    first is still found. Repeated until none is left (a process may fork while the others are killed).
+
+    Parameters
+    ----------
+    rounds : int
+        At most this many passes of 20 ms.
+
+    Returns
+    -------
+    int
+        How many processes were killed.
+    """
+    import signal
+
+    killed = 0
+    for _ in range(rounds):
+        pids = [pid for pid in descendants() if not _is_resource_tracker(pid)]
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.02)
+    return killed
+
+
+def _is_resource_tracker(pid: int) -> bool:
+    """multiprocessing's resource tracker: it ends by itself when this process exits (and frees what the
+    workers left); killed before, it is started again at exit and prints errors."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"multiprocessing.resource_tracker" in fh.read()
+    except OSError:
+        return False
+
+
+class _Shield:
+    """While active, SIGINT/SIGTERM wait (:func:`stop_on_signals`): the state or an export is being written."""
+
+    def __enter__(self):
+        _STOP["shield"] += 1
+
+    def __exit__(self, *exc):
+        _STOP["shield"] -= 1
+        if not _STOP["shield"] and _STOP["pending"] is not None and exc[0] is None:
+            signum, _STOP["pending"] = _STOP["pending"], None
+            raise RunStopped(signum)
+
+
+def _stopping() -> bool:
+    return bool(_STOP["stopping"])
+
+
+def stop_on_signals():
+    """For ``python -m helpers grade``: SIGINT and SIGTERM end everything the run started, then raise
+    :class:`RunStopped` in this process.
+
+    This process becomes a child subreaper (Linux), so that no process of the run escapes by losing its
+    parent. On a signal every descendant is killed (:func:`stop_descendants`) at once; the signal is then
+    raised as :class:`RunStopped`, after the state or an export being written is complete. Further signals
+    are ignored while stopping.
+
+    Returns
+    -------
+    None
+    """
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):  # not Linux: descendants are found while their parents live
+        pass
+
+    def handler(signum, frame):
+        if _STOP["stopping"]:
+            return
+        _STOP["stopping"] = True
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stop_descendants()
+        if _STOP["shield"]:
+            _STOP["pending"] = signum
+            return
+        raise RunStopped(signum)
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
 
 
 def _worker_init(path: str, environ: dict) -> None:
@@ -66,6 +233,48 @@ def _worker_init(path: str, environ: dict) -> None:
     os.environ.setdefault("MPLBACKEND", "Agg")
 
 
+def misnamed_notebooks(root: str | os.PathLike, assignment: str, student: str) -> str:
+    """Why a submission's notebooks cannot be graded by name, or ``""``.
+
+    nbgrader grades every ``*.ipynb`` of ``submitted/<student>/<assignment>/`` by its name, and a name that is
+    not one of the assignment's notebooks (``01_cosine (1).ipynb``, as a browser names a second download)
+    fails with "did you forget to run generate_assignment", which points at the instructor. Here the file
+    found is named, with the names expected.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    assignment, student : str
+        The submission.
+
+    Returns
+    -------
+    str
+        The message for the person (what was found, what to rename), or ``""``.
+    """
+    root = Path(root)
+    cfg = load_course_config(root)
+    source = root / cfg.CourseDirectory.get("source_directory", "source") / assignment
+    expected = sorted(p.name for p in source.glob("*.ipynb"))
+    folder = root / "submitted" / student / assignment
+    try:
+        found = sorted(e.name for e in os.scandir(folder) if e.name.endswith(".ipynb") and not e.name.startswith("."))
+    except OSError:
+        return ""
+    strange = [n for n in found if n not in expected]
+    if not strange or not expected:
+        return ""
+    shown = ", ".join(repr(n) if n.isprintable() else ascii(n) for n in strange[:5])
+    missing = [n for n in expected if n not in found]
+    todo = (f"rename it: mv 'submitted/{student}/{assignment}/{strange[0]}' 'submitted/{student}/{assignment}/"
+            f"{missing[0]}'" if len(strange) == 1 and len(missing) == 1 and strange[0].isprintable()
+            else "keep only the assignment's notebooks, under their names")
+    return (f"submitted/{student}/{assignment}/ holds {shown}, which is not a notebook of {assignment} (its "
+            f"notebooks: {', '.join(expected)}{'; missing: ' + ', '.join(missing) if missing else ''}). The student "
+            f"probably handed in a renamed copy: {todo}, then grade again.")
+
+
 def _job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool,
          marker: str | None = None) -> GradeReport:
     """Grade one submission in a worker; ``marker`` (a file) exists while it runs, so a marker left
@@ -73,11 +282,15 @@ def _job(root: str, assignment: str, student: str, sandbox: bool, feedback: bool
     if marker:
         Path(marker).write_text(str(os.getpid()))
     try:
+        misnamed = misnamed_notebooks(root, assignment, student)
+        if misnamed:
+            return GradeReport(assignment, student, 0.0, 0.0, False, misnamed)
         for attempt in range(3):
             try:
                 report = grade_submission(root, assignment, student, sandbox=sandbox, feedback=feedback)
             except Exception as exc:  # a gradebook error must not stop the other submissions
                 report = GradeReport(assignment, student, 0.0, 0.0, False, f"{type(exc).__name__}: {exc}")
+            report.notes = warm.take_notes()  # reported by the run (a template that stopped, plain kernels)
             if report.success or "database is locked" not in report.error:
                 return report
             time.sleep(1 + attempt)
@@ -220,19 +433,97 @@ def submitted_assignments(root: str | os.PathLike = ".") -> list[str]:
     return [a for a in names if api.get_submitted_students(a)]
 
 
-def blocking_failures(reports: list[GradeReport]) -> list[GradeReport]:
-    """The submissions nbgrader could not grade (a failed run: no export is written).
+def roster_of(db_url: str) -> set[str]:
+    """The students the gradebook knows (an imported roster, and those graded before); empty without a gradebook.
 
-    A submission whose grading process died even alone is not among them: it is flagged for a
-    person, and it would fail again on every run.
+    Parameters
+    ----------
+    db_url : str
+        The gradebook.
+
+    Returns
+    -------
+    set of str
+        Their ids.
     """
-    return [r for r in reports if not r.success and not r.died]
+    from nbgrader.api import Gradebook
+
+    if not gradebook_exists(db_url):
+        return set()
+    with Gradebook(db_url) as gb:
+        return {s.id for s in gb.students}
+
+
+def not_on_roster(students, roster: set[str]) -> str:
+    """Why the submissions of ``students`` not in ``roster`` stop the run, or ``""`` when all are in it.
+
+    A folder name with a typo (``zoë`` for ``zoe``, an e-mail address for the id) would otherwise become a
+    new student in the gradebook and a row of the LMS export. Each name is shown with the closest ids of
+    the roster.
+
+    Parameters
+    ----------
+    students : iterable of str
+        The folder names under ``submitted/``.
+    roster : set of str
+        :func:`roster_of`; empty (no roster imported, nobody graded yet) accepts everyone.
+
+    Returns
+    -------
+    str
+        The message for the person, naming each unknown folder and what to do.
+    """
+    import difflib
+    import unicodedata
+
+    unknown = sorted(set(students) - roster) if roster else []
+    if not unknown:
+        return ""
+
+    def plain(name: str) -> str:
+        return unicodedata.normalize("NFKD", name.split("@")[0]).encode("ascii", "ignore").decode().lower()
+
+    folded = {plain(r): r for r in roster}
+    lines = []
+    for name in unknown:
+        close = difflib.get_close_matches(plain(name), list(folded), n=3, cutoff=0.6)
+        hint = f" (did you mean {' or '.join(folded[c] for c in close)}?)" if close else ""
+        shown = name if name.isprintable() and len(name) <= 80 else ascii(name[:80])  # no terminal controls
+        lines.append(f"  submitted/{shown}/{hint}")
+    return (f"{len(unknown)} submission folder(s) name a student who is not on the roster (the {len(roster)} students "
+            f"of the gradebook):\n" + "\n".join(lines) + "\nA misnamed folder would become a new student in the "
+            "gradebook and the LMS export. Rename the folder to the student's id (mv submitted/OLD submitted/ID), "
+            "or add the student to the roster (nbgrader db student add ID --first-name=... --last-name=...), or, if "
+            "these are new students, run again with --new-students. Nothing was graded.")
+
+
+def blocking_failures(reports: list[GradeReport]) -> list[GradeReport]:
+    """The failed submissions that stop the exports: all of them when none was graded or skipped.
+
+    A submission nbgrader could not grade, in a run where others were graded (the worked solution
+    proved the environment first), costs only its student: it is flagged (:data:`FAILED`) and the
+    others are exported. When every submission failed, the cause is more likely the grading
+    environment than the students: nothing is exported. A submission whose grading process died
+    even alone is never among them: it is flagged for a person, and it would fail again on every run.
+
+    Parameters
+    ----------
+    reports : list of GradeReport
+        The run's reports.
+
+    Returns
+    -------
+    list of GradeReport
+        The failures that block the exports (empty: write them).
+    """
+    failed = [r for r in reports if not r.success and not r.died]
+    return failed if failed and not any(r.success for r in reports) else []
 
 
 def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None = None, workers: int | None = None,
                 sandbox: bool = True, force: bool = False, feedback: bool = True, export: str | None = "grades.csv",
                 progress: bool = True, scheduler: str | None = None, canary: bool = True,
-                log=None) -> list[GradeReport]:
+                roster: bool = False, private: bool = False, log=None) -> list[GradeReport]:
     """Autograde every submitted assignment (or ``assignments``), then export.
 
     Before any submission is graded, each assignment that has a submission to grade is checked: its
@@ -258,7 +549,7 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     export : str or None
         nbgrader's CSV of the grades, relative to ``root``; ``grades_lms.csv``,
         ``question_stats.csv``/``.png`` and ``flags.csv`` are written next to it (:func:`write_exports`).
-        None: no exports. Never written when a submission failed (:func:`blocking_failures`).
+        None: no exports. Not written when every submission failed (:func:`blocking_failures`).
     progress : bool
         Show one progress bar (on stderr).
     scheduler : str, optional
@@ -269,8 +560,16 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     canary : bool
         Grade the worked solutions first (default). Only tests that have just proved the same
         environment switch it off.
+    roster : bool
+        Refuse a submission folder named after a student the gradebook does not know (:func:`not_on_roster`):
+        nothing is graded. ``python -m helpers grade`` sets it unless given ``--new-students``. A gradebook
+        without students (no roster imported, nothing graded yet) accepts every name, with a line to ``log``.
+    private : bool
+        Before grading, take every permission of others off the gradebook, the grading folders and the
+        exports, and keep this process's umask at 007 or tighter (:func:`helpers.grading.course.keep_private`);
+        ``python -m helpers grade`` sets it.
     log : callable, optional
-        Called with a line for the person (the canaries' times, the gradebook prepared).
+        Called with a line for the person (the canaries' times, the gradebook prepared, modes fixed).
 
     Returns
     -------
@@ -283,8 +582,9 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         No ``nbgrader_config.py`` in ``root``, an assignment not in the source directory, or no
         submission to grade.
     GradingStopped
-        A worked solution did not get full marks, or the gradebook cannot be made ready: nothing
-        was graded, the gradebook and the exports are as they were.
+        A worked solution did not get full marks, the gradebook cannot be made ready, or (with ``roster``)
+        a submission names a student not on the roster: nothing was graded, the gradebook and the
+        exports are as they were.
     ValueError
         ``workers`` below 1.
     """
@@ -315,6 +615,19 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         where = ", ".join(names) if names else "any assignment"
         raise FileNotFoundError(f"No submissions in {root / 'submitted'}/<student>/<assignment>/ for {where}.")
     db_url = api.coursedir.db_url
+    if private:
+        made = keep_private(root, db_url)
+        if made:
+            log(f"Readable by others until now, made private (SYSADMIN.md, umask): {', '.join(made)}")
+    if roster:
+        known = roster_of(db_url)
+        refused = not_on_roster({s for _, s in work}, known)
+        if refused:
+            raise GradingStopped(refused)
+        if not known:
+            log(f"No roster in the gradebook yet: {len({s for _, s in work})} student(s) are added from the folder "
+                f"names in submitted/. Import the roster first (nbgrader db student import roster.csv) so that a "
+                f"misnamed folder stops the run instead of becoming a new student.")
     state = load_state(root)
     # a submission is unchanged when its files and the assignment's source (tests) are unchanged
     sources = {a: submission_hash(source / a) for a in names}
@@ -344,6 +657,10 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     if to_grade and canary and not scheduler and len(todo) > len(died_before):
         pool = _local_pool(max(1, min(workers, len(todo) - len(died_before))), path)
     try:
+        if to_grade and not scheduler:
+            mismatch = course_package_mismatch(root, cfg)
+            if mismatch:
+                raise GradingStopped(mismatch)
         canaries = {}
         if to_grade and canary:
             canaries = _run_canaries(root, to_grade, workers, sandbox, feedback, path, scheduler, pool)
@@ -361,6 +678,8 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
 
         def done(key, report):
             a, s = key
+            for text in getattr(report, "notes", ()):
+                log(f"{a}/{s}: warm kernels: {text}")
             if report.died:
                 if flag_submission(db_url, a, s, DIED):
                     report.flags = read_submission_flags(db_url, a, s)
@@ -369,9 +688,17 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
                 state[f"{a}/{s}"] = {"died": hashes[a, s]}
             elif report.success:
                 state[f"{a}/{s}"] = {"sha256": hashes[a, s]}
-            else:
+            else:  # not recorded: graded again on the next run
                 state.pop(f"{a}/{s}", None)
-            save_state(root, state)
+                reason = FAILED.format(error=one_line(report.error or "no reason given"))
+                with Gradebook(db_url) as gb:  # a row of the LMS export, marked flagged (the name passed the roster)
+                    gb.update_or_create_student(s)
+                if flag_submission(db_url, a, s, reason):  # an earlier record keeps its scores, flagged
+                    report.flags = read_submission_flags(db_url, a, s)
+                else:
+                    report.flags = [{"assignment": a, "student": s, "notebook": "", "cell": None, "reason": reason}]
+            with _Shield():
+                save_state(root, state)
             reports.append(report)
             bar.update(1)
 
@@ -392,8 +719,9 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
         bar.close()
         reports.sort(key=lambda r: (r.assignment, r.student))
         if export and not blocking_failures(reports):
-            write_exports(root, export, reports, api=api)
+            with _Shield():
+                write_exports(root, export, reports, api=api)
         return reports
     finally:
         if pool is not None:
-            pool.shutdown(cancel_futures=True)
+            pool.shutdown(wait=not _stopping(), cancel_futures=True)

@@ -16,6 +16,12 @@ bubblewrap (Debian package ``bubblewrap``, the sandbox Flatpak uses) in fresh Li
   ``autograded/`` or ``feedback/``; files the course ships beside the notebook (an assignment's
   source folder's other files, copied there by nbgrader) are bound into it read-only, the
   notebooks are not;
+* **no other writable place without a size**: ``/dev`` is read-only but for ``/dev/shm``, a tmpfs of
+  :data:`SHM_MB` MiB; the kernel's sockets are in a tmpfs of :data:`SOCKETS_KB` KiB of their own
+  (the grader reaches them through ``/proc/<sandbox>/root``), and its connection folder (the
+  connection file) is bound read-only; POSIX message queues hold at most :data:`MSGQUEUE_BYTES`
+  bytes (``RLIMIT_MSGQUEUE``; ``/dev/mqueue`` is not mounted). With the disk budget, nothing a
+  kernel writes reaches the host's disk (tests/test_sandbox_edges.py fills each place);
 * **a safe import path**: ``PYTHONSAFEPATH=1`` (also without the sandbox), so neither Python nor
   IPython puts the working folder on ``sys.path``: a ``numpy.py`` or ``helpers/`` written there
   is never imported in place of the real one;
@@ -53,7 +59,7 @@ from . import warm
 
 __all__ = ["SandboxError", "find_bwrap", "missing_bwrap_message", "package_dir", "Sandbox", "SandboxKernelManager", "bwrap_command",
            "kernel_env", "provided_files", "bwrap_supports_size", "DEFAULT_MEMORY_MB", "DEFAULT_MAX_PROCESSES",
-           "DEFAULT_DISK_MB"]
+           "DEFAULT_DISK_MB", "SHM_MB", "SOCKETS_KB", "MSGQUEUE_BYTES"]
 
 #: Default memory limit of a kernel (address space, MiB). The course's nine worked solutions peak at
 #: 1.89-1.99 GB of address space in their sandboxed kernel (VmPeak in /proc/<pid>/status; most of it
@@ -71,6 +77,20 @@ DEFAULT_MAX_PROCESSES = 512
 #: folder empty and at most 0.12 MB in /tmp (matplotlib's font cache, notebook 10's temporary
 #: lexicon files); 100 MiB is about a thousand times that.
 DEFAULT_DISK_MB = 100
+
+#: Size (MiB) of the kernel's /dev/shm (a tmpfs of its own; the rest of /dev is read-only). No course
+#: code uses it (no multiprocessing, joblib or POSIX shared memory); a POSIX semaphore or lock of
+#: Python's multiprocessing takes one 4 KiB page there, so 16 MiB holds four thousand of them.
+SHM_MB = 16
+
+#: Size (KiB) of the tmpfs that holds the kernel's ZeroMQ Unix sockets (the connection folder itself,
+#: with the connection file, is read-only). A socket takes no data blocks, so the kernel's five need
+#: none of it; 256 KiB leaves room for nothing else of use.
+SOCKETS_KB = 256
+
+#: Bytes a kernel's POSIX message queues may hold (``RLIMIT_MSGQUEUE``; Linux's default, 800 KiB,
+#: stated so the host's setting cannot raise it). No course code uses message queues.
+MSGQUEUE_BYTES = 819200
 
 #: Environment variables a sandboxed kernel keeps (plus names starting with ENV_PREFIXES).
 #: Everything else (database URLs, passwords, tokens, JPY_PARENT_PID) is dropped.
@@ -258,7 +278,7 @@ def kernel_env(env: dict, extra_allow=()) -> dict:
 
 def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env: dict, memory_mb: int = 0,
                   max_processes: int = 0, bwrap: str = "bwrap", overlays=(), disk_mb: int = 0,
-                  provided=()) -> list[str]:
+                  provided=(), sockets_dir=None, info_fd: int | None = None) -> list[str]:
     """The bubblewrap command line that runs ``kernel_cmd`` in the sandbox.
 
     Parameters
@@ -269,7 +289,7 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
         The notebook's folder: the kernel's working folder, seen inside as a fresh tmpfs (with
         ``disk_mb``) or as the real folder, writable (``disk_mb=0``).
     private_dir : path
-        The per-kernel folder holding the connection file and the ZeroMQ Unix sockets.
+        The folder holding the connection file, bound read-only.
     read_only : list of paths
         Folders bound read-only besides the system folders (:func:`read_only_paths`).
     env : dict
@@ -290,6 +310,12 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     provided : iterable of paths
         Files or folders inside ``workdir`` bound read-only into its tmpfs (what the course ships
         beside the notebook; ignored with ``disk_mb=0``, which shows the whole folder).
+    sockets_dir : path, optional
+        Where the kernel creates its ZeroMQ Unix sockets: a tmpfs of :data:`SOCKETS_KB` KiB (of the
+        default size with ``disk_mb=0``). The grader reaches it through ``/proc/<pid>/root`` of the
+        sandbox (:func:`helpers.grading.warm.outside`).
+    info_fd : int, optional
+        A file descriptor bubblewrap writes the sandbox's process id to (its ``--info-fd``).
 
     Returns
     -------
@@ -298,6 +324,8 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     workdir, private_dir = Path(workdir).resolve(), Path(private_dir).resolve()
     cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--hostname", "sandbox", "--clearenv", "--unsetenv", "JPY_PARENT_PID"]
+    if info_fd is not None:
+        cmd += ["--info-fd", str(int(info_fd))]
     for k, v in sorted(env.items()):
         cmd += ["--setenv", k, v]
     for name in SYSTEM_DIRS:
@@ -309,15 +337,20 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     for name in ETC_ALLOW:
         cmd += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
     size = ["--size", str(int(disk_mb) * 1024 * 1024)] if disk_mb else []
-    cmd += ["--dev", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+    # /dev read-only (bubblewrap's is a tmpfs without a size) but for /dev/shm, a tmpfs with one; without
+    # --size (disk_mb=0) /dev/shm stays the folder of the read-only /dev
+    shm = ["--size", str(SHM_MB * 1024 * 1024), "--tmpfs", "/dev/shm"] if disk_mb else []
+    cmd += ["--dev", "/dev", *shm, "--remount-ro", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp",
+            "--dir", SANDBOX_HOME]
     # parents before children, so a folder bound inside another one stays visible
     for p in sorted({Path(p) for p in read_only}, key=lambda p: (len(p.parts), str(p))):
         cmd += ["--ro-bind", str(p), str(p)]
     for source, destination in overlays:
         cmd += ["--ro-bind", str(Path(source).resolve()), str(Path(destination).resolve())]
-    cmd += ["--bind", str(private_dir), str(private_dir)]
-    for f in sorted(private_dir.glob("*.json")):  # the connection file: the kernel reads it, never writes it
-        cmd += ["--ro-bind", str(f), str(f)]
+    cmd += ["--ro-bind", str(private_dir), str(private_dir)]  # the connection file: read, never written
+    if sockets_dir is not None:
+        sockets = ["--size", str(SOCKETS_KB * 1024)] if disk_mb else []
+        cmd += [*sockets, "--tmpfs", str(Path(sockets_dir).resolve())]
     if disk_mb:
         cmd += [*size, "--tmpfs", str(workdir)]
         for p in sorted(Path(p).resolve() for p in provided):
@@ -327,9 +360,8 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
         cmd += ["--bind", str(workdir), str(workdir)]
     cmd += ["--remount-ro", "/", "--chdir", str(workdir), "--"]
     limits = ([f"--as={int(memory_mb) * 1024 * 1024}"] if memory_mb else []) + (
-        [f"--nproc={int(max_processes)}"] if max_processes else [])
-    if limits:
-        cmd += ["prlimit", *limits, "--"]
+        [f"--nproc={int(max_processes)}"] if max_processes else []) + [f"--msgqueue={MSGQUEUE_BYTES}"]
+    cmd += ["prlimit", *limits, "--"]
     return cmd + list(kernel_cmd)
 
 
@@ -399,11 +431,13 @@ class SandboxKernelManager(AsyncKernelManager):
                                "grade without a disk budget with --Sandbox.disk_mb=0 (a submission may then fill "
                                "the disk of autograded/ and feedback/).")
         if self._private_dir is None:  # kept across restarts (same connection file)
-            # in the folder a warm template sees (helpers.grading.warm), so a forked kernel can create its sockets
+            # in the folder a warm template sees (helpers.grading.warm), so a forked kernel can read it
             self._private_dir = tempfile.mkdtemp(prefix="kernel-", dir=warm.spool_dir())
             self.transport = "ipc"
-            self.ip = os.path.join(self._private_dir, "ipc")
             self.connection_file = os.path.join(self._private_dir, "kernel.json")
+        # the sockets' path inside the sandbox (a tmpfs there, an empty folder outside); the grader's side
+        # becomes the same path under /proc/<sandbox>/root once the kernel is launched
+        self.ip = os.path.join(warm.sockets_dir(), "ipc")
         assert self.kernel_spec is not None
         self.kernel_spec.interrupt_mode = "message"  # signals cannot enter the PID namespace
         kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
@@ -416,15 +450,22 @@ class SandboxKernelManager(AsyncKernelManager):
         check_workdir(workdir, root, read_only)
         kw["env"] = kernel_env(env, settings.env_allow)
         kw.setdefault("stdout", subprocess.DEVNULL)  # ipykernel's connection banner, not the student's prints
+        self._close_stderr()
+        self._stderr = kw["stderr"] = warm.stderr_pipe("a sandboxed kernel")  # bounded on its way to the grader's
         env = kw["env"]
 
-        def command(argv, inner_workdir, private_dir, provided=()):  # this kernel's sandbox, or its template's
+        # this kernel's sandbox, or its template's
+        def command(argv, inner_workdir, private_dir, provided=(), info_fd=None):
             return bwrap_command(argv, workdir=inner_workdir, private_dir=private_dir, read_only=read_only, env=env,
                                  memory_mb=settings.memory_mb, max_processes=settings.max_processes, bwrap=bwrap,
-                                 overlays=self.overlays, disk_mb=settings.disk_mb, provided=provided)
+                                 overlays=self.overlays, disk_mb=settings.disk_mb, provided=provided,
+                                 sockets_dir=warm.sockets_dir(), info_fd=info_fd)
 
         provided = provided_files(workdir)
-        cmd = command(kernel_cmd, workdir, self._private_dir, provided)
+        self._close_info()
+        self._info = os.pipe()  # bubblewrap writes the sandbox's process id there (--info-fd)
+        kw["pass_fds"] = (self._info[1],)  # Popen's keyword, passed through by jupyter_client's launcher
+        cmd = command(kernel_cmd, workdir, self._private_dir, provided, info_fd=self._info[1])
         self.log.debug("Sandboxed kernel: %s", cmd)
         self._template, self._kernel_cmd = None, list(kernel_cmd)
         if settings.warm_kernels and settings.disk_mb and not provided and kernel_cmd[1:3] == ["-m", "ipykernel_launcher"]:
@@ -432,6 +473,25 @@ class SandboxKernelManager(AsyncKernelManager):
             key = tuple(command(kernel_cmd[:1], warm.WORKDIR, warm.spool_dir()))
             self._template = warm.template_for(key, command, kernel_cmd[0], env)
         return cmd, kw
+
+    _info: tuple | None = None
+    _stderr: int | None = None
+
+    def _close_stderr(self) -> None:
+        if self._stderr is not None:
+            try:
+                os.close(self._stderr)
+            except OSError:
+                pass
+            self._stderr = None
+
+    def _close_info(self) -> None:
+        for fd in self._info or ():
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._info = None
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
         """Fork the kernel from this process's warm template when there is one, else start it plainly."""
@@ -441,12 +501,34 @@ class SandboxKernelManager(AsyncKernelManager):
                 process = template.fork(self._kernel_cmd)
             except warm.TemplateError as exc:
                 self.log.warning("Warm kernels: %s; starting this kernel plainly.", exc)
+                warm.note(f"a kernel was started plainly: {exc}", logged=True)
             else:
+                self._close_info()
+                self._close_stderr()
                 assert self.provisioner is not None
                 self.provisioner.process, self.provisioner.pid, self.provisioner.pgid = process, process.pid, None
                 self._reconcile_connection_info(self.provisioner.connection_info)
+                try:
+                    self.ip = warm.outside(template.sandbox_pid, self.ip)
+                except warm.TemplateError as exc:
+                    raise SandboxError(f"The kernel's sockets cannot be reached: {exc}") from exc
                 return
-        await super()._async_launch_kernel(kernel_cmd, **kw)
+        if self._info is None:  # not started by _async_pre_start_kernel (the sandbox is off)
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+            return
+        read, write = self._info
+        try:
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+        finally:
+            os.close(write)
+            self._info = (read,)
+            self._close_stderr()
+        try:
+            self.ip = warm.outside(warm.sandbox_pid(read, self.provisioner.process), self.ip)
+        except warm.TemplateError as exc:
+            raise SandboxError(f"The sandboxed kernel cannot be reached: {exc}") from exc
+        finally:
+            self._close_info()
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
         await super()._async_cleanup_resources(restart=restart)

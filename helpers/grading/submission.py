@@ -53,7 +53,8 @@ from nbgrader.utils import is_grade
 from .flags import add_flag, safe_name
 
 __all__ = ["MAX_NOTEBOOK_BYTES", "MAX_TIMESTAMP_BYTES", "TIMESTAMP", "SUBMISSION_SECRET", "KEEP_METADATA", "PLACEHOLDER", "clean_submission",
-           "before_autograde", "SafeCollect", "TakeSubmission", "CheckCellMetadataOnce"]
+           "before_autograde", "SafeCollect", "TakeSubmission", "CheckCellMetadataOnce", "restore_nbgrader_metadata",
+           "refuse_in_formgrader", "FORMGRADER_AUTOGRADE"]
 
 #: Largest notebook accepted (bytes). The course's worked solutions, executed with every output
 #: kept (what a student who runs everything submits), are at most about 0.4 MB (07_wefat: 61 kB of
@@ -224,13 +225,11 @@ class TakeSubmission(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         from .flags import METADATA_KEY
 
+        refuse_in_formgrader()
         brought = dict(nb.metadata)
         nb.metadata = type(nb.metadata)({k: v for k, v in brought.items() if k in KEEP_METADATA})
         if brought.get(PLACEHOLDER) and not nb.cells:  # the submitted notebook was removed, unread
-            from .scan import _release_for
-
-            info = (resources or {}).get("nbgrader", {})
-            release = _release_for(self.config, info.get("assignment", ""), info.get("notebook", ""))
+            release = self._release(resources)
             if release is not None:
                 nb.cells = release.cells
                 nb.metadata.update({k: v for k, v in release.metadata.items() if k in KEEP_METADATA})
@@ -248,6 +247,15 @@ class TakeSubmission(NbGraderPreprocessor):
         if skipped:
             add_flag(nb, None, "A graded cell of the submitted notebook was tagged 'skip-execution' (which would "
                                "skip it, and a skipped test cell has no error); the tag was discarded.")
+        try:
+            release = self._release(resources)
+        except Exception as exc:  # noqa: BLE001 - nbgrader's own checks still run on the submission as it is
+            self.log.warning("The release of this notebook could not be read (%s): its nbgrader metadata was not "
+                             "checked against the release.", exc)
+            release = None
+        if release is not None:
+            for cell, note in restore_nbgrader_metadata(nb, release):
+                add_flag(nb, cell, note)
         folder = ((resources or {}).get("metadata") or {}).get("path")
         if folder:
             name = (resources.get("nbgrader") or {}).get("notebook")
@@ -263,8 +271,112 @@ class TakeSubmission(NbGraderPreprocessor):
                          + (f"; and {len(dropped) - 20} more" if len(dropped) > 20 else "") + ".")
         return nb, resources
 
+    def _release(self, resources):
+        """The released notebook this submission answers (None when there is none)."""
+        from .scan import _release_for
+
+        info = (resources or {}).get("nbgrader", {})
+        return _release_for(self.config, info.get("assignment", ""), info.get("notebook", ""))
+
     def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
         return cell, resources
+
+
+FORMGRADER_AUTOGRADE = (
+    "Autograding from the formgrader's Autograde button is off for this course: it would grade around the course's "
+    "checks (the worked solution graded first, the roster, the record of what was graded, the flags of a "
+    "grading process that died, stopping cleanly, private modes). Grade from a terminal in the course folder: "
+    "python -m helpers grade (docs/INSTRUCTORS.md, 'The whole class in one command'); the formgrader then shows "
+    "the grades, for manual grading.")
+
+
+def refuse_in_formgrader() -> None:
+    """Stop an autograde that runs inside a Jupyter server: the formgrader's Autograde button.
+
+    The formgrader's button calls nbgrader's ``NbGraderAPI.autograde`` in the server's own process, with
+    none of what ``python -m helpers grade`` does around it (:mod:`helpers.grading.run`). The course's
+    grading, ``nbgrader autograde`` and the canaries run outside any server and are not affected.
+    :class:`TakeSubmission`, the first step of every autograde, calls it; the button then shows
+    :data:`FORMGRADER_AUTOGRADE` in its error log, and nothing is graded.
+
+    Raises
+    ------
+    RuntimeError
+        With :data:`FORMGRADER_AUTOGRADE`, when this process runs a Jupyter server.
+    """
+    import sys
+
+    server = sys.modules.get("jupyter_server.serverapp")
+    if server is not None and server.ServerApp.initialized():
+        raise RuntimeError(FORMGRADER_AUTOGRADE)
+
+
+def restore_nbgrader_metadata(nb, release) -> list[tuple[str | None, str]]:
+    """Put back the release's ``nbgrader`` cell metadata in a submitted notebook, in place.
+
+    The release is the source of truth for which cells are answers, tests or locked, their points,
+    ``grade_id`` and checksum. A student can edit all of it in the notebook's JSON: a test cell marked
+    as an answer cell, with other points, makes nbgrader's autograde fail on the notebook (its
+    ``OverwriteCells`` restores points, locking and source, not the kind of cell). Here each cell of the
+    submission that carries a ``grade_id`` of the release (the first one only, when several do), or
+    failing that the ``id`` of a released cell with nbgrader metadata, gets that cell's ``nbgrader``
+    metadata, unchanged (the checksum is left to nbgrader's ``OverwriteCells``); other nbgrader metadata is
+    removed (a second copy of a released cell without a note, as nbgrader's ``DeduplicateIds`` does).
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        The submitted notebook, changed in place.
+    release : nbformat.NotebookNode
+        The released notebook of the same name.
+
+    Returns
+    -------
+    list of (str or None, str)
+        One ``(grade_id, reason)`` per cell whose metadata was changed, for
+        :func:`helpers.grading.flags.add_flag` (``grade_id`` None: a cell the release does not know).
+        Empty for a submission whose metadata is the release's.
+    """
+    import copy
+
+    by_grade_id, by_cell_id = {}, {}
+    for cell in release.cells:
+        meta = (cell.get("metadata") or {}).get("nbgrader")
+        if isinstance(meta, dict) and meta.get("grade_id"):
+            by_grade_id.setdefault(meta["grade_id"], meta)
+            if cell.get("id"):
+                by_cell_id.setdefault(cell["id"], meta)
+    notes, claimed = [], set()
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader")
+        gid = meta.get("grade_id") if isinstance(meta, dict) else None
+        gid = gid if isinstance(gid, str) else None
+        original = by_grade_id.get(gid) if gid not in claimed else None
+        if original is None:
+            by_id = by_cell_id.get(cell.get("id"))
+            original = by_id if by_id is not None and by_id["grade_id"] not in claimed else None
+        if original is None:
+            if meta is not None:
+                del cell.metadata["nbgrader"]
+                if gid in claimed:  # a copy of a released cell (as JupyterLab copies it): nbgrader drops it too
+                    continue
+                notes.append((None, f"A cell carried nbgrader metadata that no cell of the release has "
+                                    f"({safe_name(str(gid), 60) if gid else 'no grade_id'}); it was removed "
+                                    "before grading."))
+            continue
+        claimed.add(original["grade_id"])
+        # the checksum is left to nbgrader (OverwriteCells sets the gradebook's; the source has none)
+        changed = sorted(k for k in (set(meta) | set(original)) - {"checksum"} if meta.get(k) != original.get(k)) \
+            if isinstance(meta, dict) else ["all"]
+        if changed:
+            restored = copy.deepcopy(original)
+            if "checksum" not in restored and isinstance(meta, dict) and "checksum" in meta:
+                restored["checksum"] = meta["checksum"]
+            cell.metadata["nbgrader"] = restored
+            notes.append((original["grade_id"], f"The nbgrader metadata of cell {original['grade_id']} was changed "
+                                                f"in the submission ({', '.join(safe_name(str(k), 30) for k in changed[:8])}); "
+                                                "it was restored from the release before grading."))
+    return notes
 
 
 class SafeCollect(ExchangeCollect):

@@ -15,7 +15,15 @@ template serves one grading process and one sandbox configuration (an assignment
 limits, environment); another configuration closes it and starts its own.
 
 A template that fails to start, does not answer, exits or reports itself tainted is never used again
-by that process: kernels are then started plainly, as before, with the same sandbox.
+by that process: kernels are then started plainly, as before, with the same sandbox. A template that
+stops answering (stopped by a signal, say) is found out at the next request it does not answer within
+:data:`ANSWER_TIMEOUT`: a fork, or the kill that ends its kernel (each waits for the answer). Its
+"ready" message names every module it failed to import. Each such event is logged as a warning and
+kept for the run's report (:func:`take_notes`).
+
+The template's sandbox shares nothing writable with the grader: the spool (the kernels' connection
+files) is bound read-only, and the kernels' sockets are in a small tmpfs of the sandbox at
+:func:`sockets_dir`, which the grader reaches through ``/proc/<sandbox>/root`` (:func:`outside`).
 """
 from __future__ import annotations
 
@@ -23,6 +31,7 @@ import atexit
 import json
 import logging
 import os
+import select
 import shutil
 import signal
 import socket
@@ -32,7 +41,9 @@ import threading
 import time
 from pathlib import Path
 
-__all__ = ["Template", "TemplateError", "WarmKernel", "spool_dir", "template_for", "close_templates", "sandbox_cpu", "WORKDIR", "READY_TIMEOUT"]
+__all__ = ["Template", "TemplateError", "WarmKernel", "spool_dir", "sockets_dir", "outside", "sandbox_pid",
+           "stderr_pipe", "note", "take_notes", "template_for", "close_templates", "sandbox_cpu", "WORKDIR",
+           "READY_TIMEOUT", "ANSWER_TIMEOUT", "STDERR_BYTES"]
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +53,20 @@ WORKDIR = "/tmp/work"
 #: Seconds a template may take to import its modules and load the embedding (about 3-6 s on the 2-core machine).
 READY_TIMEOUT = 120.0
 
-#: Seconds a template may take to answer a request (a fork, the cleaning after a kernel).
+#: Seconds a template may take to answer a request (a fork, the cleaning after a kernel). A fork answers
+#: in well under a second, the cleaning after a kernel in about 0.1 s (2-core machine); a template that
+#: takes longer is taken to have stopped.
 ANSWER_TIMEOUT = 30.0
+
+#: Seconds bubblewrap may take to report its sandbox's process id (--info-fd; it does so at once).
+INFO_TIMEOUT = 30.0
+
+#: Bytes of a Unix socket's path, with its final NUL (``sun_path`` of ``sockaddr_un`` on Linux).
+SOCKET_PATH_MAX = 108
+
+#: Bytes of a sandbox's stderr (bubblewrap's errors, a kernel's start-up traceback; a kernel's own prints go
+#: to the notebook) passed on to the grader's stderr, which may be a log file on disk; the rest is dropped.
+STDERR_BYTES = 64 * 1024
 
 _SOURCE = Path(__file__).with_name("warm_template.py")
 _SPOOL: str | None = None
@@ -51,6 +74,7 @@ _LOCAL = threading.local()  # .templates: key -> Template, at most one per threa
 _ALL: list = []             # every template this process started (for close_templates and sandbox_cpu)
 _REFUSED: set = set()       # keys whose template failed: plain kernels for them, in every thread
 _FORKED = 0                 # kernels forked in this process (read by the tests)
+_NOTES: list = []           # what the run should report (take_notes)
 
 
 def _mine() -> dict:
@@ -61,6 +85,35 @@ def _mine() -> dict:
 
 class TemplateError(RuntimeError):
     """The template failed: it did not start, answer or stay clean."""
+
+
+def note(text: str, logged: bool = False) -> None:
+    """Keep ``text`` for the run's report (:func:`take_notes`) and log it as a warning.
+
+    Parameters
+    ----------
+    text : str
+        What happened, in a sentence for the person running the grader.
+    logged : bool
+        The caller logged it already.
+    """
+    if not logged:
+        log.warning("Warm kernels: %s", text)
+    _NOTES.append(text)
+
+
+def take_notes() -> list[str]:
+    """What happened to this process's templates since the last call: a template that did not start,
+    stopped answering or was tainted, modules a template failed to import, kernels started plainly.
+
+    Returns
+    -------
+    list of str
+        One sentence each, oldest first; the list is emptied.
+    """
+    out = list(_NOTES)
+    del _NOTES[:len(out)]
+    return out
 
 
 def spool_dir() -> str:
@@ -76,7 +129,134 @@ def spool_dir() -> str:
     global _SPOOL
     if _SPOOL is None or not os.path.isdir(_SPOOL):
         _SPOOL = tempfile.mkdtemp(prefix="weat-kernels-")
+        os.mkdir(os.path.join(_SPOOL, "sockets"))
     return _SPOOL
+
+
+def sockets_dir() -> str:
+    """Where a sandboxed kernel creates its sockets: inside each sandbox a small tmpfs of its own
+    (:data:`helpers.grading.sandbox.SOCKETS_KB`), outside an empty folder of :func:`spool_dir`.
+
+    Returns
+    -------
+    str
+    """
+    return os.path.join(spool_dir(), "sockets")
+
+
+def outside(pid: int, path: str) -> str:
+    """The path by which the grader reaches ``path`` of the sandbox whose first process is ``pid``.
+
+    Parameters
+    ----------
+    pid : int
+        A process of the sandbox that bubblewrap started (not the kernel's, which it could hide).
+    path : str
+        An absolute path inside the sandbox.
+
+    Returns
+    -------
+    str
+        ``/proc/<pid>/root<path>``.
+
+    Raises
+    ------
+    TemplateError
+        If the grader may not look into that process's root (``/proc`` mounted with ``hidepid``).
+    """
+    root = f"/proc/{int(pid)}/root"
+    if not os.access(root, os.X_OK):
+        raise TemplateError(f"the grader cannot reach the sandbox's files through {root} (is /proc mounted with "
+                            "hidepid? The grading user must see its own processes there)")
+    if len(root + path) + len("-65535") >= SOCKET_PATH_MAX:
+        raise TemplateError(f"the path of the kernel's sockets, {root + path}-N, is too long for a Unix socket "
+                            f"({SOCKET_PATH_MAX - 1} bytes at most): set TMPDIR to a shorter folder (e.g. /tmp)")
+    return root + path
+
+
+def stderr_pipe(name: str) -> int:
+    """A pipe for a sandbox's stderr: at most :data:`STDERR_BYTES` of what comes through reach the grader's.
+
+    Parameters
+    ----------
+    name : str
+        What writes to it, for the line that says the rest was dropped.
+
+    Returns
+    -------
+    int
+        The writing end (the caller passes it to the sandbox and closes its own copy).
+    """
+    read, write = os.pipe()
+    threading.Thread(target=_relay, args=(read, name), daemon=True, name=f"stderr of {name}").start()
+    return write
+
+
+def _relay(fd: int, name: str) -> None:
+    passed, cut = 0, False
+    try:
+        while True:
+            data = os.read(fd, 65536)
+            if not data:
+                return
+            if passed < STDERR_BYTES:
+                part = data[:STDERR_BYTES - passed]
+                passed += len(part)
+                _write_stderr(part)
+                data = data[len(part):]
+            if data and not cut:
+                cut = True
+                _write_stderr(f"\n[the rest of the stderr of {name} is dropped: over {STDERR_BYTES} bytes]\n".encode())
+    finally:
+        os.close(fd)
+
+
+def _write_stderr(data: bytes) -> None:
+    try:
+        while data:
+            data = data[os.write(2, data):]
+    except OSError:
+        pass
+
+
+def sandbox_pid(fd: int, process=None, timeout: float | None = None) -> int:
+    """The process id (outside) of the sandbox's first process, read from bubblewrap's ``--info-fd``.
+
+    Parameters
+    ----------
+    fd : int
+        The reading end of the pipe bubblewrap writes to.
+    process : subprocess.Popen, optional
+        The bubblewrap process, to report its exit status if it wrote nothing.
+    timeout : float, optional
+        Seconds to wait (default :data:`INFO_TIMEOUT`).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    TemplateError
+        If bubblewrap ended or said nothing in time.
+    """
+    end = time.monotonic() + (INFO_TIMEOUT if timeout is None else timeout)
+    data = b""
+    while True:
+        try:
+            return int(json.loads(data)["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            pass
+        left = end - time.monotonic()
+        if left <= 0 or len(data) > 65536:
+            raise TemplateError("bubblewrap did not report its sandbox's process id")
+        if not select.select([fd], [], [], left)[0]:
+            continue
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            status = process.poll() if process is not None else None
+            raise TemplateError(f"bubblewrap ended before it reported its sandbox (exit status {status})")
+        data += chunk
 
 
 class WarmKernel:
@@ -172,16 +352,36 @@ class Template:
         argv = [python, "-c", _SOURCE.read_text(), str(theirs.fileno()), WORKDIR, self.spool]
         #: CPU seconds of the template and the kernels it reaped, as it last reported (None before).
         self.cpu: float | None = None
+        #: The modules the template failed to import (from its "ready" message; its kernels import them).
+        self.failed_imports: list[str] = []
+        #: The process id (outside) of the sandbox's first process: the grader reaches the sockets through it.
+        self.sandbox_pid: int | None = None
+        self.process = None
+        read, write = os.pipe()
+        stderr = stderr_pipe("a warm-kernel template and its kernels")
         try:
-            self.process = subprocess.Popen(command(argv, WORKDIR, self.spool), env=env, stdin=subprocess.DEVNULL,
-                                            stdout=subprocess.DEVNULL, pass_fds=[theirs.fileno()])
-        finally:
-            theirs.close()
-        try:
-            self._expect("ready", READY_TIMEOUT)
+            self.process = subprocess.Popen(command(argv, WORKDIR, self.spool, info_fd=write), env=env,
+                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                                            pass_fds=[theirs.fileno(), write])
+            os.close(write)
+            write = None
+            self.sandbox_pid = sandbox_pid(read, self.process)
+            ready = self._expect("ready", READY_TIMEOUT)
+            if "error" in ready:
+                raise TemplateError(str(ready["error"])[:500])
         except TemplateError:
             self.close()
             raise
+        finally:
+            theirs.close()
+            for fd in (read, write, stderr):
+                if fd is not None:
+                    os.close(fd)
+        failed = ready.get("failed") if isinstance(ready.get("failed"), list) else []
+        self.failed_imports = [str(name)[:200] for name in failed[:50]]
+        if self.failed_imports:
+            note(f"the template failed to import {', '.join(self.failed_imports)} (each kernel imports them "
+                 "itself, as a plain kernel does)")
 
     # -- messages --------------------------------------------------------------------------------
 
@@ -238,11 +438,11 @@ class Template:
             self._fail(exc)
 
     def _fail(self, exc: Exception) -> None:
-        log.warning("Warm kernels: %s; kernels are started plainly from now on.", exc)
+        note(f"{exc}; kernels are started plainly from now on")
         if self._kernel is not None:  # its sandbox ends with the template: report it as ended
             self._kernel._ended(-signal.SIGKILL, None)
             self._kernel = None
-        self.close()
+        self.close(kill=True)
 
     # -- requests --------------------------------------------------------------------------------
 
@@ -291,28 +491,45 @@ class Template:
         return self._kernel
 
     def kill(self, kernel: WarmKernel) -> None:
-        """Kill ``kernel`` (a no-op once it ended).
+        """Kill ``kernel`` and wait until the template reports it ended and cleaned up (a no-op once it ended).
+
+        A template that does not report it within :data:`ANSWER_TIMEOUT` has stopped answering: it is
+        closed (its whole sandbox ends, the kernel with it) and never used again.
 
         Parameters
         ----------
         kernel : WarmKernel
             A kernel of this template.
         """
+        if kernel is not self._kernel:
+            return
         try:
             self._send({"op": "kill", "pid": kernel.pid})
+            end = time.monotonic() + ANSWER_TIMEOUT
+            while self._kernel is kernel:
+                if self._read(max(0.0, end - time.monotonic())) is None:
+                    raise TemplateError(f"the template did not answer within {ANSWER_TIMEOUT:g} s")
         except TemplateError as exc:
             self._fail(exc)
 
-    def close(self) -> None:
-        """End the template and any kernel it runs: its socket is closed, so it exits (killed after 10 s)."""
+    def close(self, kill: bool = False) -> None:
+        """End the template and any kernel it runs: its socket is closed, so it exits (killed after 10 s).
+
+        Parameters
+        ----------
+        kill : bool
+            Kill its sandbox at once (a template that stopped answering would not exit by itself).
+        """
         try:
             self._sock.close()
         except OSError:
             pass
         if self.process is not None and self.process.poll() is None:
+            if kill:
+                self.process.kill()
             try:
                 self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
+            except subprocess.TimeoutExpired:  # a stopped template: its sandbox dies with bubblewrap
                 self.process.kill()
                 self.process.wait()
 
@@ -344,6 +561,7 @@ def template_for(key, command, python: str, env: dict) -> Template | None:
     if template is not None:  # it ended or was tainted: plain kernels from now on for this configuration
         _REFUSED.add(key)
         mine.pop(key, None)
+        template.close()
         return None
     for other in mine.values():  # another configuration (another assignment): its template is not needed now
         other.close()
@@ -351,7 +569,7 @@ def template_for(key, command, python: str, env: dict) -> Template | None:
     try:
         template = Template(command, python, env)
     except (TemplateError, OSError) as exc:
-        log.warning("Warm kernels: the template did not start (%s); kernels are started plainly.", exc)
+        note(f"the template did not start ({exc}); kernels are started plainly")
         _REFUSED.add(key)
         return None
     mine[key] = template

@@ -11,10 +11,10 @@ Nothing of one kernel reaches the next:
 
 * **one kernel at a time.** When a kernel exits, every other process in the sandbox's PID namespace
   is killed (the template is their subreaper and reaps them all), then ``/tmp`` (with ``HOME``), the
-  working folder, the connection folders, ``/dev/shm``, ``/dev/mqueue`` and System V IPC objects are
-  emptied. If anything is left, or the template's own state was changed from outside (resource
-  limits, priority, scheduling, CPU affinity), it says so and exits: the grader then starts plain
-  kernels;
+  working folder, the sockets' folder, ``/dev/shm`` and System V IPC objects are emptied (the
+  connection folders are read-only). If anything is left, or the template's own state was changed
+  from outside (resource limits, priority, scheduling, CPU affinity), it says so and exits: the
+  grader then starts plain kernels;
 * **no student code in the template.** It runs only its own code; it is not dumpable
   (``PR_SET_DUMPABLE`` 0), so no kernel can read or write its memory (ptrace, ``/proc/<pid>/mem``);
 * **a fresh start for each kernel.** The child closes every file the template holds (the control
@@ -25,9 +25,11 @@ Protocol on the control socket (an inherited ``socketpair``; JSON, one object pe
 ``{"op": "fork", "argv": [...], "cwd": ...}`` answers ``{"pid": n}`` or ``{"error": ...}``;
 ``{"op": "kill", "pid": n}``; the template sends ``{"exit": n, "status": s, "cpu": seconds, "total":
 seconds}`` when kernel ``n`` ended and the sandbox is clean again (``cpu``: the kernel's CPU time;
-``total``: the template's and everything it reaped so far), ``{"ready": ...}`` once after its imports and ``{"tainted": reason}`` before it
-exits on a failed check. End of file on the socket ends the template (and, with bubblewrap's
-``--die-with-parent``, a dead grader ends it too).
+``total``: the template's and everything it reaped so far), ``{"ready": true, "failed": [module, ...],
+"total": seconds}`` once after its imports (``failed``: what it could not import or load, which each
+kernel then does itself) and ``{"tainted": reason}`` before it exits on a failed check. End of file
+on the socket ends the template (and, with bubblewrap's ``--die-with-parent``, a dead grader ends it
+too).
 """
 import ctypes
 import gc
@@ -211,18 +213,17 @@ def clean(home, keep):
 
 
 def baseline(home):
-    """At the start: the template's own files removed from the writable places (the first kernel's
-    connection folder kept), HOME made; what every later cleaning puts back."""
+    """At the start: the template's own files removed from the writable places, HOME made; what every
+    later cleaning puts back."""
     found, points = writable_files()
-    spool = SPOOL.rstrip("/") + "/"
     for path in sorted(found, key=len):
-        if path.startswith(spool) or path.startswith("/dev/") and not path.startswith(("/dev/shm/", "/dev/mqueue/")):
+        if path.startswith("/dev/") and not path.startswith("/dev/shm/"):  # devices (/dev is read-only)
             continue
         if not holds_a_mount(path, points):
             remove(path)
     os.makedirs(home, exist_ok=True)
     found, _ = writable_files()
-    return {p: kind for p, kind in found.items() if not p.startswith(spool)}
+    return found
 
 
 def child(sock, argv, cwd):
@@ -262,29 +263,33 @@ def child(sock, argv, cwd):
         os._exit(status)
 
 
+def load(name, failed):
+    """Import module ``name``; on any failure add ``name`` to ``failed`` (a kernel then imports it itself)."""
+    try:
+        __import__(name)
+    except Exception:  # noqa: BLE001 - named in the ready message; the kernel imports it as a plain kernel does
+        failed.append(name)
+
+
 def main():
     sock = socket.socket(fileno=CONTROL_FD)
     home = os.environ.get("HOME", "/tmp/home")
+    failed = []  # what could not be imported or loaded: named in the ready message
     # what ipykernel does before any cell runs, done before matplotlib is imported here
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
     if sys.path and sys.path[0] in ("", "."):
         del sys.path[0]
-    import gensim.models  # noqa: F401 - imports NumPy, SciPy (its stats module too)
-    import ipykernel.ipkernel  # noqa: F401
-    import ipykernel.kernelapp  # noqa: F401
-    import matplotlib.pyplot  # noqa: F401
-    import numpy  # noqa: F401
-    for name in KERNEL_START + KERNEL_FIRST_CELLS:  # (0.35 CPU-s of each kernel's start otherwise)
-        try:
-            __import__(name)
-        except Exception:  # noqa: BLE001 - the kernel imports it itself then, as a plain kernel does
-            pass
+    # gensim.models imports NumPy, SciPy (its stats module too); then what every kernel starts with, and
+    # (0.35 CPU-s of each kernel's start otherwise) what it imports while it starts and at its first cells
+    for name in ("numpy", "gensim.models", "ipykernel.ipkernel", "ipykernel.kernelapp", "matplotlib.pyplot",
+                 *KERNEL_START, *KERNEL_FIRST_CELLS):
+        load(name, failed)
     try:  # what `%matplotlib inline` asks first: which backend "inline" names, read from the installed packages'
         # entry points (under the grader, MPLBACKEND is Agg, so importing pyplot did not read them)
         from matplotlib.backends.registry import backend_registry
         backend_registry.resolve_gui_or_backend("inline")
     except Exception:  # noqa: BLE001 - the kernel reads them itself then, as a plain kernel does
-        pass
+        failed.append("matplotlib's inline backend")
     try:  # draw a figure once, off pyplot (no figure left): fonts found and loaded, renderer and PNG writer ready
         import io
 
@@ -300,22 +305,18 @@ def main():
         axes.legend()
         figure.savefig(io.BytesIO(), format="png")
     except Exception:  # noqa: BLE001 - a kernel then does it itself, as a plain kernel does
-        pass
+        failed.append("a first figure")
+    for name in ("checks", "statistics", "wordsets", "weat", "wefat", "plots", "lexicon", "enumeration"):
+        load(f"helpers.{name}", failed)
     try:
-        import helpers
         import helpers.embeddings
-        for name in ("checks", "statistics", "wordsets", "weat", "wefat", "plots", "lexicon", "enumeration"):
-            try:
-                __import__(f"helpers.{name}")
-            except ImportError:
-                pass
         # and the word vectors' lengths, which gensim computes at the first similarity query (most_similar,
         # similarity) and keeps from then on: the numbers a kernel would compute from the read-only
         # memory-mapped vectors (stored column by column: 0.15 CPU-s of each kernel of 01_cosine). As after
         # any query, code that replaces kv.vectors must call kv.fill_norms(force=True) itself.
         helpers.embeddings.load_default().fill_norms()
     except Exception:  # noqa: BLE001 - a kernel then imports and loads it itself, as a plain kernel would
-        pass
+        failed.append("helpers.embeddings (the default embedding)")
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     reason = kill_the_rest()
@@ -324,7 +325,7 @@ def main():
         return
     keep = baseline(home)
     before = state()
-    send(sock, {"ready": True, "total": total_cpu()})
+    send(sock, {"ready": True, "failed": failed, "total": total_cpu()})
     kernel = None
     buffer = b""
     while True:
