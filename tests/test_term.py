@@ -7,8 +7,9 @@ each test works on its own copy. Manual grades are given as the formgrader gives
 a manual score, the cell no longer waiting; the flag button switches ``flagged``). Checked:
 
 * a changed hidden test (``hidden_tests/<a>.py``) regrades every submission, the worked solution first;
-* the late penalty is taken from the final score, manual points included, in ``grades.csv``,
-  ``grades_lms.csv`` and the feedback page, which says what the penalty took off;
+* the late penalty is taken from the final score, manual points included, in ``grades.csv`` (of
+  ``python -m helpers feedback`` and of plain ``nbgrader export``), ``grades_lms.csv`` and the feedback page,
+  which says what the penalty took off;
 * ``python -m helpers feedback`` writes every export again; after a regrade, ``grade`` writes the feedback
   pages whose grades changed again and the LMS copies follow them;
 * a flag is resolved by one action (switching the notebook's flag off): its cells keep their automatic
@@ -102,9 +103,6 @@ def copy(course, tmp_path):
 
 def test_a_changed_hidden_test_is_regraded_after_the_worked_solution(copy):
     """Item 1: the record of what was graded covers hidden_tests/<a>.py."""
-    res = _run(copy, "grade", "--workers", "1", *nbt.sandbox_args())
-    assert res.returncode == 0 and "0 graded, 2 skipped" in res.stdout, res.stdout[-2000:]
-    assert "Feedback written" not in res.stdout, "nothing was graded, no feedback was written"
     tests = copy / "hidden_tests" / f"{A}.py"
     tests.write_text(tests.read_text() + "\n# the instructor removed two checks here\n")
     res = _run(copy, "grade", "--workers", "1", *nbt.sandbox_args())
@@ -118,6 +116,11 @@ def test_the_late_penalty_is_taken_from_the_final_score(copy):
     grades = {r["student_id"]: r for r in _csv(copy / "grades.csv")}
     assert float(grades["dave"]["score"]) == pytest.approx(6.4), "before manual grading: 8 - 20%"
     _set_manual(copy, "dave", REFLECTION, 2.0)
+    plain = subprocess.run([sys.executable, "-m", "nbgrader", "export", "--to", "plain.csv"], cwd=copy,
+                           capture_output=True, text=True, timeout=300)
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    assert float({r["student_id"]: r for r in _csv(copy / "plain.csv")}["dave"]["score"]) == pytest.approx(8.0), \
+        "plain `nbgrader export` (the guide's one-assignment cycle) takes the penalty from the final score too"
     res = _run(copy, "feedback")
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-3000:]
     grades = {r["student_id"]: r for r in _csv(copy / "grades.csv")}
@@ -171,6 +174,8 @@ def test_exports_and_lms_copies_follow_manual_grading_and_regrades(copy):
     res = _run(copy, "grade", "--workers", "1", *nbt.sandbox_args())
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-3000:]
     assert "FLAGGED" not in res.stdout and "Flags for a person" not in res.stdout, res.stdout
+    assert "0 graded, 2 skipped" in res.stdout and "Feedback written" not in res.stdout, \
+        "nothing was autograded: grade does not say it wrote feedback"
     assert float({r["student_id"]: r for r in _csv(copy / "grades.csv")}["alice"]["score"]) == 9.0
     assert _page_total(page) == (9.0, 10.0) and lms_copy.read_bytes() == page.read_bytes()
 
