@@ -103,11 +103,12 @@ def copy(course, tmp_path):
 
 def test_a_changed_hidden_test_is_regraded_after_the_worked_solution(copy):
     """Item 1: the record of what was graded covers hidden_tests/<a>.py."""
+    shutil.rmtree(copy / "submitted" / "dave")  # one submission is enough (an autograde fewer)
     tests = copy / "hidden_tests" / f"{A}.py"
     tests.write_text(tests.read_text() + "\n# the instructor removed two checks here\n")
     res = _run(copy, "grade", "--workers", "1", *nbt.sandbox_args())
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-3000:]
-    assert "2 graded, 0 skipped" in res.stdout, res.stdout[-2000:]
+    assert "1 submission(s): 1 graded, 0 skipped" in res.stdout, res.stdout[-2000:]
     assert f"{A}: the worked solution got full marks" in res.stdout, "the worked solution is checked again"
 
 
