@@ -81,7 +81,8 @@ def course(tmp_path_factory):
         nbt.generate_release(api, A)
         with Gradebook(api.coursedir.db_url) as gb:
             gb.update_or_create_assignment(A, duedate=DUE)
-            gb.update_or_create_student("erin", first_name="Erin", last_name="Roster", email="erin@example.org")
+            for sid in ("alice", "dave", "erin"):  # the roster
+                gb.update_or_create_student(sid, first_name=sid.title(), last_name="Roster", email=f"{sid}@example.org")
         released = nbt.read_nb(root / "notebooks" / A / f"{A}.ipynb")
         full = nbt.fill_solutions(released, nbt.read_nb(root / "solutions" / A / f"{A}.ipynb"))
         nbt.submit(root, A, "alice", {A: full})

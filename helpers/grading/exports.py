@@ -251,7 +251,7 @@ def export_lms(db_url: str, path: str | os.PathLike, *, assignments: list[str] |
                     sub = gb.find_submission(a, st.id)
                 except MissingEntry:
                     row[a] = ""
-                    notes.append("flagged: its grading died, grade it by hand" if (a, st.id) in flagged
+                    notes.append("flagged: no score, its grading failed (flags.csv)" if (a, st.id) in flagged
                                  else "nothing submitted")
                 else:
                     score, _, late = score_of(gb, a, st.id)
