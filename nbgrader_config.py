@@ -23,6 +23,7 @@ c.OverwriteCells.add_missing_cells = True
 # this file too. sanitize_html passes any HTML output still in a notebook through nbconvert's clean_html.
 c.HTMLExporter.sanitize_html = True
 c.GenerateFeedback.preprocessors = [
+    "helpers.grading.plugins.FinalLatePenalty",   # the late penalty from the final score, manual points included
     "nbgrader.preprocessors.GetGrades",
     "nbgrader.preprocessors.ClearHiddenTests",
     "helpers.grading.plugins.ShortTracebacks",
@@ -36,6 +37,7 @@ c.GenerateFeedback.exporter_class = "helpers.grading.feedback_page.FeedbackExpor
 # `nbgrader db assignment add NAME --duedate="2026-03-01 17:00:00 UTC"`; no due date, no penalty).
 c.AssignLatePenalties.plugin_class = "helpers.grading.plugins.LatePenaltyPerDay"
 c.LatePenaltyPerDay.fraction_per_day = 0.1
+c.ExportApp.plugin_class = "helpers.grading.plugins.FinalScoreCsvExport"  # nbgrader's CSV, penalties on final scores
 
 # What a submission is (helpers/grading/submission.py): its notebooks, as regular files. `nbgrader collect`
 # copies nothing else from the exchange and follows no symbolic link; before autograding, anything

@@ -10,7 +10,8 @@ control that shows each check can fail. Checked:
   sheets, images, frames), and MathJax 2 from the CDN is gone; the page holds MathJax 3 itself;
 * in Debian's Chromium, with every request that is not the file itself refused: the formulas are
   typeset (MathJax's ``mjx-container``), no request is made, no script error, and at 800 px no
-  output block is wider than its box (the stock page: its hint runs off the page);
+  output block and no code block is wider than its box (the stock page: its hint and a long line of the
+  student's code run off the page);
 * without MathJax installed, writing feedback stops with a message that says how to install it;
 * pages written one after another in one process (compiled templates kept; MathJax and the highlighted code
   written in after nbconvert's last pass, the code as that pass writes it) are byte for byte the page written
@@ -30,6 +31,7 @@ from browser_tools import chromium
 
 A = "01_cosine"
 STUDENT = "carol"
+LONG_CODE = "# " + " ".join(f"note_{k}=cosine(row_{k}, column_{k})" for k in range(12))
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +47,10 @@ def pages(tmp_path_factory):
     solutions = {n: nbt.read_nb(root / "solutions" / A / f"{n}.ipynb") for n in names}
     full = {n: nbt.fill_solutions(released[n], solutions[n]) for n in names}
     reference = next(m for m in nbt.load_mutants(A) if "reference" in m["name"])
-    nbt.submit(root, A, STUDENT, nbt.apply_mutant(full, reference))
+    submitted = nbt.apply_mutant(full, reference)
+    answer = next(c for c in submitted[A].cells if nbt.grade_id(c) == "cosine_solution")
+    answer.source += "\n" + LONG_CODE  # a line of code longer than the page is wide
+    nbt.submit(root, A, STUDENT, submitted)
     report = grade_submission(root, A, STUDENT, sandbox=nbt.sandbox_available())
     assert report.success, report
     page = root / "feedback" / STUDENT / A / f"{A}.html"
@@ -104,6 +109,10 @@ def _render(path: Path) -> dict:
             mathErrors: document.querySelectorAll('mjx-merror').length,
             wideOutputs: [...document.querySelectorAll('div.output_area pre')]
                 .filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent.trim().slice(0, 60)),
+            wideCode: [...document.querySelectorAll('div.input_area pre')]
+                .filter(p => p.scrollWidth > p.clientWidth + 1 || p.getBoundingClientRect().right >
+                        p.closest('.panel-body, .inner_cell, .input_area').getBoundingClientRect().right + 1)
+                .map(p => p.textContent.trim().slice(0, 60)),
         })""")
     return {**found, "requests": requests, "errors": errors}
 
@@ -114,9 +123,11 @@ def test_maths_typeset_and_hints_wrap_offline(pages):
     # every formula of 01's markdown: at least the inline ones of the introduction, none in error
     assert ours["typeset"] >= 20 and ours["mathErrors"] == 0, ours
     assert ours["wideOutputs"] == [], f"outputs wider than the page at 800 px: {ours['wideOutputs']}"
+    assert ours["wideCode"] == [], f"code wider than its box at 800 px: {ours['wideCode']}"
     stock = _render(pages["stock_path"])
     assert stock["typeset"] == 0 and any("mathjax" in u for u in stock["requests"]), stock
     assert any("Your code raised" in w or "AssertionError" in w for w in stock["wideOutputs"]), stock["wideOutputs"]
+    assert stock["wideCode"], "the control: the long line of code runs out of its box on nbgrader's page"
 
 
 def test_without_mathjax_the_feedback_says_how_to_install_it(monkeypatch, tmp_path):

@@ -10,8 +10,7 @@ from pathlib import Path
 from .bundle import build_bundle
 from .canary import GradingStopped
 from .course import course_api, keep_private
-from .exports import summary
-from .feedback import regenerate_feedback
+from .exports import feedback_and_exports, summary
 from .run import RunStopped, blocking_failures, grade_class, stop_on_signals
 
 __all__ = ["grade_command", "feedback_command", "bundle_command"]
@@ -82,7 +81,7 @@ def grade_command(args) -> int:
             print(f"{n['failed']} submission(s) could not be graded (errors above): each is flagged, in flags.csv and "
                   f"marked in {stem.with_name(stem.stem + '_lms.csv')}, and is graded again on the next run; the "
                   f"others are exported as usual.")
-    if not args.no_feedback:
+    if not args.no_feedback and n["graded"]:
         print("Feedback written to feedback/; after grading by hand, run `python -m helpers feedback` to write "
               "it again with your grades.")
     return 0 if all(r.success for r in reports) else 1
@@ -94,7 +93,7 @@ def feedback_command(args) -> int:
     try:
         _, api = course_api(".", sandbox=False)
         keep_private(".", api.coursedir.db_url)  # feedback/ and the exports it rewrites: for the grading account
-        reports = regenerate_feedback(".", args.assignments or None, lms=args.lms)
+        reports, exports = feedback_and_exports(".", args.assignments or None, lms=args.lms)
     except FileNotFoundError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -103,6 +102,10 @@ def feedback_command(args) -> int:
         return 2
     status = 0
     for r in reports:
+        for s in r.orphans:
+            print(f"{r.assignment}: skipped autograded/{s}/{r.assignment}/: the gradebook has no such submission (a "
+                  f"student removed?). If {s} left the course, delete autograded/{s}/{r.assignment}/, "
+                  f"feedback/{s}/{r.assignment}/ and submitted/{s}/{r.assignment}/ (or `grade` grades it again).")
         if r.error:
             print(f"{r.assignment}: feedback failed: {r.error}", file=sys.stderr)
             status = 1
@@ -113,6 +116,20 @@ def feedback_command(args) -> int:
                   f"{', '.join(r.waiting)}")
         if r.lms_files:
             print(f"  for the LMS: {len(r.lms_files)} file(s) in {r.lms_files[0].parent}/ (<student>_<notebook>.html)")
+    if exports is None:
+        print("No exports written: feedback failed (above).", file=sys.stderr)
+        return 1
+    print(f"Exports written again from the gradebook: {exports['grades']}, {exports['lms'].name}, "
+          f"{exports['question_stats'].name} (.png), {exports['flags'].name}")
+    if exports.open_flags:
+        print(f"{len(exports.open_flags)} open flag(s) in {exports['flags'].name}: resolve each in the formgrader (set "
+              f"the scores you change, then switch the notebook's flag off: its other cells keep their automatic "
+              f"scores) and run this again before you release grades.")
+    for path in exports.lms_stale:
+        print(f"  LMS copy set aside as stale (its submission is no longer graded): {path}")
+    for error in exports.errors:
+        print(f"  feedback failed: {error}", file=sys.stderr)
+        status = 1
     return status
 
 

@@ -19,7 +19,7 @@ from nbgrader.preprocessors import Execute
 
 from .engines import share_engines
 from .execute import ResilientExecute
-from .flags import read_flags
+from .flags import open_flags
 from .rendering import ShowStudentText
 from .sandbox import SandboxError, find_bwrap, missing_bwrap_message
 from .submission import CheckCellMetadataOnce, TakeSubmission
@@ -113,9 +113,9 @@ def bin_on_path():
 
 
 def read_submission_flags(db_url: str, assignment: str, student: str | None = None) -> list[dict]:
-    """The flags of ``assignment`` in the gradebook (of ``student`` only, when given), as
-    :func:`helpers.grading.flags.read_flags` returns them."""
-    return [f for f in read_flags(db_url, [assignment]) if student is None or f["student"] == student]
+    """The open flags of ``assignment`` in the gradebook (of ``student`` only, when given), as
+    :func:`helpers.grading.flags.open_flags` returns them: what ``flags.csv`` lists, so the console says the same."""
+    return [f for f in open_flags(db_url, [assignment]) if student is None or f["student"] == student]
 
 
 def course_api(root, sandbox: bool, scratch: Path | None = None):

@@ -15,7 +15,10 @@ nbconvert's ``HTMLExporter`` with nbgrader's feedback template, changed in two p
   or from ``COURSE_MATHJAX_DIR``. It makes each page about 2.3 MB larger. MathJax skips ``<pre>``
   and ``<code>``, so it never typesets outputs or the students' own text, which the feedback shows
   as code (``helpers.grading.rendering.as_text``); only the course's markdown and graders' comments are typeset;
-* :data:`FEEDBACK_CSS` is added after nbconvert's style sheet: outputs wrap their long lines.
+* :data:`FEEDBACK_CSS` is added after nbconvert's style sheet: outputs and code wrap their long lines;
+* the page's head carries the fingerprint of the grades it shows (:func:`grades_fingerprint`, read back by
+  :func:`page_grades`), by which an export finds the pages the gradebook has outdated, and a late notebook's
+  score is followed by a sentence saying how late it was and what the late penalty took off.
 
 Three things make a page cheaper to write without changing a byte of it (``tests/test_feedback_page.py``
 compares the pages): the templates Jinja compiles are kept for the next page of the process (nbconvert
@@ -40,20 +43,101 @@ from nbconvert.filters.highlight import Highlight2HTML
 
 from ..mathjax import MathJaxMissing, mathjax_dir
 
-__all__ = ["FeedbackExporter", "FEEDBACK_CSS", "TEMPLATES", "TEMPLATE_NAME", "mathjax_script"]
+__all__ = ["FeedbackExporter", "FEEDBACK_CSS", "TEMPLATES", "TEMPLATE_NAME", "mathjax_script", "grades_fingerprint",
+           "page_grades", "late_note"]
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 TEMPLATE_NAME = "course_feedback"
 MATHJAX_FILE = "tex-svg-full.js"
 
-# outputs (the checks' messages and hints, printed text, tracebacks) wrap instead of running off the
-# page; code keeps its lines (it scrolls sideways, as in JupyterLab)
+# outputs (the checks' messages and hints, printed text, tracebacks) and code wrap instead of running off the
+# page or out of their boxes (nbgrader's answer and test boxes have no scroll bar: a long line of code ran past
+# their right edge); a wrapped line of code keeps its indentation
 FEEDBACK_CSS = """
-div.output_area pre, div.output_subarea pre {
+div.output_area pre, div.output_subarea pre, div.input_area pre {
     white-space: pre-wrap;
     overflow-wrap: anywhere;
 }
+p.late-penalty {
+    color: #d2413a;
+    margin: 0.3em 0 0 0;
+}
 """
+
+_GRADES_META = re.compile(r'<meta name="course-grades" content="([0-9a-f]+)">')
+
+
+def grades_fingerprint(gb, notebook) -> str:
+    """A digest of what a feedback page shows of the gradebook: every cell's score, maximum and state,
+    every comment, and the late penalty of ``notebook``.
+
+    Parameters
+    ----------
+    gb : nbgrader.api.Gradebook
+        An open gradebook.
+    notebook : nbgrader.api.SubmittedNotebook
+        A submitted notebook of it.
+
+    Returns
+    -------
+    str
+        32 hex digits; the same grades give the same digest.
+    """
+    import hashlib
+
+    grades = sorted((g.name, g.score, g.max_score, bool(g.needs_manual_grade)) for g in notebook.grades)
+    comments = sorted((c.name, c.comment or "") for c in notebook.comments)
+    penalty = float(notebook.late_submission_penalty or 0.0)
+    text = json.dumps([grades, comments, round(penalty, 9)], default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def page_grades(path) -> str | None:
+    """The fingerprint a feedback page carries (:func:`grades_fingerprint`), or None (no page, or one written
+    without it).
+
+    Parameters
+    ----------
+    path : path
+        A feedback page.
+
+    Returns
+    -------
+    str or None
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = _GRADES_META.search(head)
+    return m[1] if m else None
+
+
+def late_note(score: float, penalty: float, seconds_late: float) -> str:
+    """The sentence under a late notebook's score on its feedback page.
+
+    Parameters
+    ----------
+    score : float
+        The notebook's score before the penalty.
+    penalty : float
+        The points the late policy took off.
+    seconds_late : float
+        How late the submission was.
+
+    Returns
+    -------
+    str
+        E.g. ``Handed in 30 hours after the due date: the late penalty took 2.0 of your 10.0 points off.``
+        (empty when it was not late).
+    """
+    if seconds_late <= 0:
+        return ""
+    hours = seconds_late / 3600
+    when = f"{hours:.0f} hours" if hours >= 1 else f"{seconds_late / 60:.0f} minutes"
+    return (f"Handed in {when} after the due date: the late penalty took {penalty:.1f} of your {score:.1f} "
+            f"points off.")
 
 
 def _mathjax_path(name: str) -> Path:
@@ -161,7 +245,12 @@ class FeedbackExporter(HTMLExporter):
             bases.append(str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"))
         self.extra_template_basedirs = bases
         self.template_name = TEMPLATE_NAME
-        self.template_paths = self._template_paths()  # computed (and kept) for nbgrader's template during __init__
+        # computed (and kept) for nbgrader's template during __init__; the folder of nbgrader's templates last, so
+        # that the course's index.html.j2 can extend nbgrader's as 'feedback/index.html.j2'
+        import nbgrader
+
+        stock = str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates")
+        self.template_paths = self._template_paths() + [stock]
         # What nbconvert's last pass over the page (BeautifulSoup, which parses the whole page and writes it again)
         # would only copy is kept out of it: the template writes a mark, and the page gets the text after that
         # pass. That is MathJax's 2.3 MB, and each code cell's highlighted HTML (most of a page's tags), which is
@@ -239,4 +328,17 @@ class FeedbackExporter(HTMLExporter):
         nb, resources = super()._preprocess(nb, resources)
         css = resources.setdefault("inlining", {}).setdefault("css", [])
         css.append(FEEDBACK_CSS)
+        info = resources.get("nbgrader")
+        if isinstance(info, dict) and info.get("db_url") and info.get("student"):
+            from nbgrader.api import Gradebook, MissingEntry
+
+            with Gradebook(info["db_url"]) as gb:
+                try:
+                    snb = gb.find_submission_notebook(info["notebook"], info["assignment"], info["student"])
+                except MissingEntry:
+                    pass
+                else:
+                    info["course_grades"] = grades_fingerprint(gb, snb)
+                    info["course_late"] = late_note(float(snb.score), float(snb.late_submission_penalty or 0.0),
+                                                    float(snb.assignment.total_seconds_late or 0.0))
         return nb, resources

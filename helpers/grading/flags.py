@@ -33,7 +33,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_solution, is_task
 
 __all__ = ["METADATA_KEY", "PREFIX", "add_flag", "notebook_flags", "grade_id", "safe_name", "SaveFlags", "read_flags",
-           "open_flags", "flag_submission"]
+           "open_flags", "release_resolved_flags", "flag_submission"]
 
 METADATA_KEY = "course_flags"
 PREFIX = "FLAGGED: "
@@ -239,10 +239,11 @@ def read_flags(db_url: str, assignments=None) -> list[dict]:
 def open_flags(db_url: str, assignments=None) -> list[dict]:
     """The flags no person has resolved yet, of every assignment (or of ``assignments``).
 
-    A flag is resolved when a person has dealt with its notebook in the formgrader: every cell of it
-    that waited for manual grading has been graded (the flagged cells are among them), or the
-    notebook's flag was switched off (the formgrader's flag button). Until then it stays open, whatever
-    assignment a later run grades. A regrade that raises it again reopens it.
+    A flag is resolved when a person has dealt with its notebook in the formgrader: the notebook's flag
+    was switched off (the formgrader's flag button; :func:`release_resolved_flags` then takes the
+    cells it held out of the queue with their automatic scores), or every cell of it that waited for
+    manual grading has been graded. Until then it stays open, whatever assignment a later run grades.
+    A regrade that raises it again reopens it.
 
     Parameters
     ----------
@@ -272,6 +273,50 @@ def open_flags(db_url: str, assignments=None) -> list[dict]:
             if snb.flagged and any(g.needs_manual_grade for g in snb.grades):
                 still.add((a, s, n))
     return [f for f in flags if (f["assignment"], f["student"], f["notebook"]) in still]
+
+
+def release_resolved_flags(db_url: str, assignments=None) -> int:
+    """Take the cells a resolved flag held out of the manual-grading queue, with their automatic scores.
+
+    A flag puts every graded cell after the flagged one in the queue, automatic scores kept. Switching
+    the notebook's flag off in the formgrader (the flag button of its grading view) is the one action that
+    resolves it: the cells you gave a score keep yours, and every other cell the flag held (an automatic
+    score, no manual one, waiting) leaves the queue with its automatic score, so that no score has to be
+    typed in again. Cells that wait for a person by nature (a written answer, with no automatic score) and
+    cells a resubmission sent back to the queue (they have a manual score) are left as they are.
+    ``write_exports``, ``regenerate_feedback`` and :func:`open_flags` see the result.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook.
+    assignments : iterable of str, optional
+        Only these assignments (default: all).
+
+    Returns
+    -------
+    int
+        The number of cells taken out of the queue.
+    """
+    from nbgrader.api import Gradebook
+
+    wanted = None if assignments is None else set(assignments)
+    released = 0
+    with Gradebook(db_url) as gb:
+        for assignment in gb.assignments:
+            if wanted is not None and assignment.name not in wanted:
+                continue
+            for sub in gb.assignment_submissions(assignment.name):
+                for snb in sub.notebooks:
+                    if snb.flagged or not any(PREFIX in (c.auto_comment or "") for c in snb.comments):
+                        continue
+                    for g in snb.grades:
+                        if g.needs_manual_grade and g.auto_score is not None and g.manual_score is None:
+                            g.needs_manual_grade = False
+                            released += 1
+        if released:
+            gb.db.commit()
+    return released
 
 
 def flag_submission(db_url: str, assignment: str, student: str, reason: str) -> bool:

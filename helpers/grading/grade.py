@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .course import GradeReport, course_api, nbgrader_error, read_submission_flags
 from .flags import grade_id
+from .plugins import apply_late_penalties
 
 __all__ = ["grade_submission"]
 
@@ -124,7 +125,8 @@ def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, 
     nbgrader's ``SaveAutoGrades`` keeps manual scores but marks every cell that has one as needing
     manual grading again. Here a cell a person had graded goes back to "graded" when its content and
     its automatic score are unchanged and no flag names it (or the whole notebook); otherwise it
-    stays in the queue, with the person's score.
+    stays in the queue, with the person's score. The late penalty is then computed on the final score
+    (:func:`helpers.grading.plugins.apply_late_penalties`), manual points included.
     """
     from nbgrader.api import Gradebook, MissingEntry
 
@@ -153,6 +155,8 @@ def grade_submission(root: str | os.PathLike, assignment: str, student: str, *, 
                             and key not in flagged and nb.name not in whole):
                         g.needs_manual_grade = False
             gb.db.commit()
+    if ok:  # nbgrader took the penalty from the score before the manual grades were restored
+        apply_late_penalties(db_url, cfg, [assignment], student)
     if ok and feedback:
         res = api.generate_feedback(assignment, student, force=True)
         if not res.get("success"):

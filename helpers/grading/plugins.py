@@ -1,16 +1,19 @@
 """nbgrader plugins that ``nbgrader_config.py`` names: :class:`ShortTracebacks` (the feedback shows a
-test cell's error without its traceback) and :class:`LatePenaltyPerDay` (the late policy).
+test cell's error without its traceback), :class:`LatePenaltyPerDay` (the late policy), and
+:class:`FinalLatePenalty` and :class:`FinalScoreCsvExport`, which make plain ``nbgrader generate_feedback``
+and ``nbgrader export`` take the late penalty from the final score (:func:`apply_late_penalties`), as the
+course's own commands do.
 """
 from __future__ import annotations
 
 import math
 
-from nbgrader.plugins import LateSubmissionPlugin
+from nbgrader.plugins import CsvExportPlugin, LateSubmissionPlugin
 from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade
 from traitlets import Float
 
-__all__ = ["ShortTracebacks", "LatePenaltyPerDay"]
+__all__ = ["ShortTracebacks", "LatePenaltyPerDay", "FinalLatePenalty", "FinalScoreCsvExport", "apply_late_penalties"]
 
 
 class ShortTracebacks(NbGraderPreprocessor):
@@ -47,3 +50,87 @@ class LatePenaltyPerDay(LateSubmissionPlugin):
             return None
         days = math.ceil(total_seconds_late / 86400)
         return float(score) * min(1.0, self.fraction_per_day * days)
+
+
+def apply_late_penalties(db_url: str, config, assignments=None, student: str | None = None) -> int:
+    """Compute every late penalty again on the notebook's current score, manual grades included.
+
+    nbgrader's ``AssignLatePenalties`` runs while autograding, when a written answer has no score yet:
+    its penalty is then taken from the automatic points only, and stays so after manual grading (a
+    student 30 hours late with 8 automatic and 2 manual points kept 8.4 instead of 8.0). This gives
+    each late notebook the penalty the configured plugin (``c.AssignLatePenalties.plugin_class``)
+    gives its score now, bounded as nbgrader bounds it (0 to the score); a notebook on time has none.
+    :func:`helpers.grading.exports.write_exports`, :func:`helpers.grading.feedback.regenerate_feedback`
+    and :func:`helpers.grading.grade.grade_submission` call it before they write grades or feedback.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook.
+    config : traitlets.config.Config
+        The course's configuration (``nbgrader_config.py``), which names the late policy.
+    assignments : iterable of str, optional
+        Only these assignments (default: all).
+    student : str, optional
+        Only this student's submissions.
+
+    Returns
+    -------
+    int
+        The number of notebooks whose penalty changed.
+    """
+    from nbgrader.api import Gradebook
+
+    with Gradebook(db_url) as gb:
+        return _apply_late_penalties(gb, config, assignments, student)
+
+
+def _apply_late_penalties(gb, config, assignments=None, student: str | None = None) -> int:
+    """:func:`apply_late_penalties` in an open gradebook."""
+    from nbgrader.preprocessors import AssignLatePenalties
+
+    assigner = AssignLatePenalties(config=config)
+    assigner.init_plugin()
+    wanted = None if assignments is None else set(assignments)
+    changed = 0
+    for assignment in gb.assignments:
+        if wanted is not None and assignment.name not in wanted:
+            continue
+        for sub in gb.assignment_submissions(assignment.name):
+            if student is not None and sub.student.id != student:
+                continue
+            late = float(sub.total_seconds_late or 0.0)
+            for nb in sub.notebooks:
+                penalty = None
+                if late > 0:
+                    penalty = assigner.plugin_inst.late_submission_penalty(sub.student.id, nb.score, late)
+                    if penalty is not None:
+                        penalty = min(max(0.0, float(penalty)), float(nb.score))
+                if penalty != nb.late_submission_penalty:
+                    nb.late_submission_penalty = penalty
+                    changed += 1
+    if changed:
+        gb.db.commit()
+    return changed
+
+
+class FinalLatePenalty(NbGraderPreprocessor):
+    """Feedback preprocessor, before nbgrader's ``GetGrades``: the notebook's late penalty computed again on
+    its final score (:func:`apply_late_penalties`), so that plain ``nbgrader generate_feedback`` shows it too."""
+
+    def preprocess(self, nb, resources):
+        info = resources["nbgrader"]
+        apply_late_penalties(info["db_url"], self.config, [info["assignment"]], info["student"])
+        return nb, resources
+
+    def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
+        return cell, resources
+
+
+class FinalScoreCsvExport(CsvExportPlugin):
+    """nbgrader's CSV export (``c.ExportApp.plugin_class``) after the late penalties are computed again on the
+    final scores (:func:`apply_late_penalties`), so that plain ``nbgrader export`` writes them too."""
+
+    def export(self, gradebook) -> None:
+        _apply_late_penalties(gradebook, self.config)
+        super().export(gradebook)

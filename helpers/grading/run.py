@@ -22,7 +22,7 @@ warm-kernel template (:mod:`helpers.grading.warm`) once for both.
 :func:`grade_class` grades many submissions in ``workers`` processes at once (one progress bar), or
 on a Dask cluster (``scheduler=``, :func:`helpers.grading.cluster.executor`): the same job,
 :func:`_job`, runs in both, with its retry on a locked SQLite gradebook. It skips submissions already
-graded whose files, and the assignment's source (its tests), have not changed
+graded whose files, and the assignment's source and hidden tests, have not changed
 (:mod:`helpers.grading.state`) unless ``force=True``.
 
 A grading process that dies (killed by the system for memory, say) costs only the submission it was
@@ -44,7 +44,7 @@ from .course import (GradeReport, course_api, default_workers, gradebook_exists,
 from . import warm
 from .exports import write_exports
 from .grade import grade_submission, score_of
-from .state import load_state, save_state, submission_hash
+from .state import assignment_hash, load_state, save_state, submission_hash
 
 __all__ = ["grade_class", "submitted_assignments", "blocking_failures", "roster_of", "not_on_roster", "misnamed_notebooks", "DIED", "FAILED",
            "PRELOAD", "RunStopped", "stop_on_signals", "stop_descendants", "descendants"]
@@ -629,8 +629,8 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
                 f"names in submitted/. Import the roster first (nbgrader db student import roster.csv) so that a "
                 f"misnamed folder stops the run instead of becoming a new student.")
     state = load_state(root)
-    # a submission is unchanged when its files and the assignment's source (tests) are unchanged
-    sources = {a: submission_hash(source / a) for a in names}
+    # a submission is unchanged when its files and the assignment's source and hidden tests are unchanged
+    sources = {a: assignment_hash(root, source / a, a, cfg.Judge.get("tests_dir", "hidden_tests")) for a in names}
     hashes = {(a, s): submission_hash(root / "submitted" / s / a) + ":" + sources[a] for a, s in work}
     reports, todo = [], []
     flags_of = {}  # assignment -> its flags, read once (skipped submissions keep theirs)

@@ -1,6 +1,7 @@
 """What a grading run remembers between runs: a SHA-256 of every submission graded, in
-``autograded/.grading-state.json``, so that a submission whose files (and whose assignment's source)
-have not changed is not graded again, and the submissions whose grading process died.
+``autograded/.grading-state.json``, so that a submission whose files, and whose assignment's source and
+hidden tests (:func:`assignment_hash`), have not changed is not graded again, and the submissions whose
+grading process died.
 """
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["STATE_FILE", "submission_hash", "load_state", "save_state"]
+__all__ = ["STATE_FILE", "LMS_FILE", "submission_hash", "assignment_hash", "load_state", "save_state", "lms_folders",
+           "remember_lms_folder"]
 
 
 STATE_FILE = ".grading-state.json"   # in autograded/: {"<assignment>/<student>": {"sha256": ..., "died": ...}}
+#: in autograded/: the folders ``python -m helpers feedback --lms`` copied feedback to, kept up to date by every export
+LMS_FILE = ".lms-folders.json"
 
 
 def _entries(folder: str, prefix: str = ""):
@@ -71,6 +75,39 @@ def submission_hash(folder: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
+def assignment_hash(root: str | os.PathLike, source: str | os.PathLike, assignment: str,
+                    tests_dir: str = "hidden_tests") -> str:
+    """SHA-256 of what grades an assignment besides the submission: its source folder
+    (``solutions/<assignment>/``, the test cells) and its hidden tests (``<tests_dir>/<assignment>.py``).
+
+    A change to either regrades every submission of the assignment, and so runs its worked-solution check
+    again (a hidden test that no longer matches the worked solution stops the run before any student).
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    source : path
+        The assignment's source folder.
+    assignment : str
+        Its name.
+    tests_dir : str
+        The folder of the hidden tests, relative to ``root`` (``c.Judge.tests_dir``).
+
+    Returns
+    -------
+    str
+        The hex digest (a missing hidden-test module hashes as missing, so adding one changes it).
+    """
+    tests = Path(root) / tests_dir / f"{assignment}.py"
+    h = hashlib.sha256(submission_hash(source).encode())
+    try:
+        h.update(b"tests\0" + tests.read_bytes())
+    except OSError as exc:
+        h.update(f"tests<{exc.errno}>".encode())
+    return h.hexdigest()
+
+
 def load_state(root: Path) -> dict:
     path = root / "autograded" / STATE_FILE
     try:
@@ -84,4 +121,23 @@ def save_state(root: Path, state: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(state, indent=1, sort_keys=True))
+    tmp.replace(path)
+
+
+def lms_folders(root: Path) -> list[Path]:
+    """The folders ``python -m helpers feedback --lms`` has copied feedback to (absolute paths)."""
+    try:
+        names = json.loads((Path(root) / "autograded" / LMS_FILE).read_text())
+    except (OSError, ValueError):
+        return []
+    return [Path(n) for n in names if isinstance(n, str)]
+
+
+def remember_lms_folder(root: Path, folder: Path) -> None:
+    """Add ``folder`` to :func:`lms_folders`."""
+    path = Path(root) / "autograded" / LMS_FILE
+    names = sorted({str(f) for f in lms_folders(root)} | {str(Path(folder).resolve())})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(names, indent=1))
     tmp.replace(path)
