@@ -29,7 +29,7 @@ FLOORS = {
         ["replication"],
     ],
     "grading": [
-        ["grading.warm", "grading.warm_template", "grading.engines"],
+        ["grading.warm", "grading.warm_template", "grading.engines", "grading.judge.wire"],
         ["grading.flags", "grading.state", "grading.plugins", "grading.sandbox", "grading.judge.runtime",
          "grading.judge.errors", "grading.bundle", "grading.cluster", "grading.feedback_page"],
         ["grading.scan"],

@@ -354,3 +354,113 @@ def test_an_execute_reply_is_matched_never_parsed_as_python():
     for text in ("'not base64!'", "'QUJD' + 'REVG'", repr(base64.b64encode("é".encode()).decode())):
         with pytest.raises(JudgeError):
             _Channel._decode(_Channel._execute_text(text))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Floods on the channels from the kernel, measured in the grading process
+# ---------------------------------------------------------------------------------------------------
+
+#: A kernel floods one channel from a thread while the grader reads nothing; the grader's process then
+#: reports the growth of its peak resident memory (VmHWM). Bounded: the grader's client
+#: (helpers.grading.execute.BoundedKernelClient and the manager's context); plain: jupyter_client's.
+FLOOD_WORKER = r'''
+import asyncio, json, os, sys, time
+mode, channel, count, size, done, parts = (sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5],
+                                           int(sys.argv[6]))
+from jupyter_client.manager import AsyncKernelManager
+from helpers.grading import execute
+
+def hwm():
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmHWM:"))
+
+FLOOD = """
+import threading
+_k = get_ipython().kernel
+_ident = _k._parent_ident["shell"]
+_sockets = {{"iopub": (_k.iopub_socket, None), "stdin": (_k.stdin_socket, _ident),
+            "shell": (_k.shell_stream, _ident), "control": (_k.control_stream, _ident)}}
+_sock, _to = _sockets[{channel!r}]
+def _flood():
+    text = "x" * {size}
+    if {parts} > 1:  # one message of many parts (ZeroMQ counts a message once in its queue, whatever its parts)
+        _k.session.send(_sock, "stream", {{"name": "stdout", "text": ""}}, ident=_to,
+                        buffers=[text.encode()] * {parts})
+    for _ in range({count}):
+        _k.session.send(_sock, "stream", {{"name": "stdout", "text": text}}, ident=_to)
+    open({done!r}, "w").close()
+threading.Thread(target=_flood, daemon=True).start()
+"""
+
+async def main():
+    km = AsyncKernelManager()
+    if mode == "bounded":  # what ResilientExecute.create_kernel_manager does
+        km.client_class = "helpers.grading.execute.BoundedKernelClient"
+        km.context = execute._context(execute._ControlContext)
+    await km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
+    await kc.wait_for_ready(timeout=120)
+    base = hwm()
+    msg_id = kc.execute(FLOOD.format(channel=channel, count=count, size=size, done=done, parts=parts))
+    while True:
+        reply = await kc.get_shell_msg(timeout=120)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            break
+    start = time.monotonic()
+    while not os.path.exists(done) and time.monotonic() - start < 60:
+        await asyncio.sleep(0.2)
+    await asyncio.sleep(2)  # what is still in flight
+    print(json.dumps({"base": base, "peak": hwm(), "finished": os.path.exists(done)}))
+    kc.stop_channels()
+    await km.shutdown_kernel(now=True)
+
+asyncio.run(main())
+'''
+
+#: the stated bound: messages ZeroMQ may queue for the grader (each channel's queue, plus one being received),
+#: each of at most MAX_MESSAGE_BYTES, and 48 MiB for the allocator and what a read costs
+FLOOD_BOUND = sum(n + 1 for n in (wire.QUEUED_MESSAGES["iopub"], wire.QUEUED_MESSAGES["shell"])) * \
+    wire.MAX_MESSAGE_BYTES + 48 * 1024 * 1024
+
+
+def _flood(tmp_path, mode: str, channel: str, count: int, size: int, parts: int = 1) -> int:
+    import subprocess
+    import sys
+
+    done = tmp_path / f"{mode}-{channel}-{size}.done"
+    res = subprocess.run([sys.executable, "-c", FLOOD_WORKER, mode, channel, str(count), str(size), str(done),
+                          str(parts)],
+                         capture_output=True, text=True, timeout=300, cwd=channel_root())
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["finished"], out  # the kernel sent it all
+    grown = out["peak"] - out["base"]
+    print(f"{mode} {channel} {count} x {size} bytes, {parts} parts: the grader grew by {grown / 2 ** 20:.1f} MiB")
+    return grown
+
+
+def channel_root():
+    return channel.Path(channel.__file__).resolve().parents[3]
+
+
+MB = 1024 * 1024
+
+
+@pytest.mark.parametrize("name, count, size", [
+    ("stdin", 150, 2 * MB), ("control", 150, 2 * MB), ("shell", 150, 2 * MB - 4096), ("iopub", 150, 2 * MB - 4096),
+    ("iopub", 60, 5 * MB),  # larger than MAX_MESSAGE_BYTES: refused at the socket
+])
+def test_a_flood_on_a_channel_stays_within_the_stated_bound(tmp_path, name, count, size):
+    """300 MB sent on each channel while the grader reads nothing: the grading process grows by less than
+    FLOOD_BOUND (stdin and control are not connected at all; shell and iopub keep a few messages)."""
+    grown = _flood(tmp_path, "bounded", name, count, size)
+    assert grown < FLOOD_BOUND, (name, grown / MB, FLOOD_BOUND / MB)
+
+
+@pytest.mark.parametrize("name", ["stdin"])
+def test_the_flood_measurement_sees_an_unbounded_client_grow(tmp_path, name):
+    """The same flood against jupyter_client's own client (every channel connected, ZeroMQ's defaults):
+    the grader keeps it (issue 36: 1.5 GB over stdin), so the measurement above can fail."""
+    grown = _flood(tmp_path, "plain", name, 150, 2 * MB - 4096)
+    assert grown > 2 * FLOOD_BOUND, (name, grown / MB)

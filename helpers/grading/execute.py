@@ -44,6 +44,9 @@ import stat
 from contextlib import contextmanager
 from time import monotonic
 
+import zmq
+import zmq.asyncio
+from jupyter_client.asynchronous import AsyncKernelClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
@@ -51,12 +54,14 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer, default
 
 from .flags import add_flag, grade_id
+from .judge import wire
 from .judge.errors import KernelGarbled
 from .judge.notebook import GARBLED, judge_for
 from .rendering import screen_output
 from .sandbox import SandboxError, SandboxKernelManager
 
-__all__ = ["ResilientExecute", "DEFAULT_NOTEBOOK_TIMEOUT", "DEFAULT_MAX_CELL_OUTPUT_BYTES", "DEFAULT_MAX_OUTPUT_BYTES"]
+__all__ = ["ResilientExecute", "BoundedKernelClient", "DEFAULT_NOTEBOOK_TIMEOUT", "DEFAULT_MAX_CELL_OUTPUT_BYTES",
+           "DEFAULT_MAX_OUTPUT_BYTES"]
 
 #: Seconds one notebook may run, kernel start and restarts included (0: no limit). The eleven
 #: worked solutions take 12-40 s each in the sandbox on the 2-core reference machine while it was
@@ -125,6 +130,81 @@ def _size(msg_type: str, content: dict) -> int:
     if msg_type == "error":
         return sum(len(t) for t in [content["ename"], content["evalue"], *content["traceback"]])
     return sum(len(v) for v in content.get("data", {}).values())
+
+
+# ---------------------------------------------------------------------------------------------------
+# The channels from the kernel, bounded at the socket
+# ---------------------------------------------------------------------------------------------------
+
+#: The most bytes of one message on a channel of the kernel manager's own (its control socket, which
+#: carries only the short replies to a shutdown or an interrupt, and which nothing reads).
+MAX_CONTROL_MESSAGE_BYTES = 64 * 1024
+
+
+class _BoundedContext(zmq.asyncio.Context):
+    """A ZeroMQ context whose sockets refuse messages larger than :data:`max_bytes` (``ZMQ_MAXMSGSIZE``: ZeroMQ drops
+    the connection instead, and the message is never received) and keep at most ``queued[socket type]`` messages
+    unread (``ZMQ_RCVHWM``; beyond them the kernel's side drops its messages). Set before the socket connects."""
+
+    max_bytes = wire.MAX_MESSAGE_BYTES
+    queued = {zmq.SUB: wire.QUEUED_MESSAGES["iopub"], zmq.DEALER: wire.QUEUED_MESSAGES["shell"]}
+
+    def socket(self, socket_type, *args, **kwargs):  # noqa: D102 - zmq.Context.socket, with the limits set
+        sock = super().socket(socket_type, *args, **kwargs)
+        sock.setsockopt(zmq.MAXMSGSIZE, self.max_bytes)
+        sock.setsockopt(zmq.RCVHWM, self.queued.get(socket_type, wire.QUEUED_MESSAGES["control"]))
+        return sock
+
+
+class _ControlContext(_BoundedContext):
+    """The kernel manager's context: its control socket gets small messages and a short queue."""
+
+    max_bytes = MAX_CONTROL_MESSAGE_BYTES
+    queued: dict = {}
+
+
+_CONTEXTS: dict = {}
+
+
+def _context(kind: type) -> zmq.asyncio.Context:
+    """This process's context of ``kind`` (one per process: a context made before a fork is not used after it)."""
+    key = (kind, os.getpid())
+    if key not in _CONTEXTS:
+        _CONTEXTS[key] = kind()
+    return _CONTEXTS[key]
+
+
+class BoundedKernelClient(AsyncKernelClient):
+    """The grader's client of a kernel: only the shell and iopub channels, each bounded at its socket.
+
+    The stdin, control and heartbeat channels are never connected: nothing of the grader reads them, so a
+    kernel that writes to them reaches no socket of the grader (nbclient's client connected all five, and
+    ZeroMQ kept whatever the kernel sent on stdin: 1.5 GB in issue 36). Shell and iopub refuse a message over
+    :data:`helpers.grading.judge.wire.MAX_MESSAGE_BYTES` and queue at most
+    :data:`helpers.grading.judge.wire.QUEUED_MESSAGES` unread (:class:`_BoundedContext`).
+    """
+
+    @default("context")
+    def _bounded_context_default(self):
+        return _context(_BoundedContext)  # shared by the process's clients, never destroyed by one of them
+
+    def start_channels(self, shell: bool = True, iopub: bool = True, stdin: bool = False, hb: bool = False,
+                       control: bool = False) -> None:
+        """Start the shell and iopub channels only (the others stay unconnected unless asked for).
+
+        Parameters
+        ----------
+        shell, iopub, stdin, hb, control : bool
+            Which channels to start.
+        """
+        super().start_channels(shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control)
+
+    def stop_channels(self) -> None:
+        """Stop the channels that were started (jupyter_client's would connect the others first to ask)."""
+        for channel in (self._shell_channel, self._iopub_channel, self._stdin_channel, self._hb_channel,
+                        self._control_channel):
+            if channel is not None and channel.is_alive():
+                channel.stop()
 
 
 class ResilientExecute(Execute):
@@ -327,7 +407,10 @@ class ResilientExecute(Execute):
         try:
             msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"disk": DISK_PROBE})
             reply = self.wait_for_reply(msg_id)
-            used = ast.literal_eval(reply["content"]["user_expressions"]["disk"]["data"]["text/plain"])
+            text = reply["content"]["user_expressions"]["disk"]["data"]["text/plain"]
+            if not isinstance(text, str) or len(text) > 100:  # two numbers: a forged reply is not parsed
+                raise ValueError("not the disk probe's answer")
+            used = ast.literal_eval(text)
         except Exception as exc:  # noqa: BLE001 - a dead or unanswering kernel: nothing to measure
             self.log.debug("Disk check skipped: %s", exc)
             return
@@ -342,6 +425,9 @@ class ResilientExecute(Execute):
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
+        # the channels from the kernel, bounded at their sockets (BoundedKernelClient; module "channels" above)
+        km.client_class = f"{__name__}.BoundedKernelClient"
+        km.context = _context(_ControlContext)
         if self.judge is not None:  # the course package without this assignment's reference implementations
             km.overlays = self.judge.overlays
         return km
