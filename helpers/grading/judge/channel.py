@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import wire
 from .errors import JudgeError, KernelGarbled, KernelStuck
+from .executor import KernelConnection
 
 #: the code sent to the kernel: the wire format's table and limits, then the runtime that reads them
 RUNTIME = Path(wire.__file__).read_text() + "\n\n" + Path(__file__).with_name("runtime.py").read_text()
@@ -49,7 +50,7 @@ class _Channel:
     if it is missing and opens the comm again for the next request. Either way the answer is only a value.
     """
 
-    def __init__(self, executor, timeout: float, budget: float | None = None):
+    def __init__(self, executor: KernelConnection, timeout: float, budget: float | None = None):
         self.executor = executor
         self.timeout = timeout  # seconds one call of the student's code may take
         self.end = None if budget is None else time.monotonic() + budget  # the notebook's time budget runs out

@@ -19,6 +19,7 @@ from ..sandbox import package_dir
 from .api import NotebookProxy
 from .channel import _Channel
 from .errors import JudgeError, KernelGarbled, KernelStuck
+from .executor import Executor
 from .rules import _current
 from .stripped import _private_cache, stripped_package
 
@@ -136,7 +137,8 @@ def _as_text(output):
 class NotebookJudge:
     """The hidden tests of one assignment, judged for one notebook while nbgrader executes it (:func:`judge_for`)."""
 
-    def __init__(self, executor, cases: types.ModuleType, path: Path, seed: int, overlays, timeout: float):
+    def __init__(self, executor: Executor | None, cases: types.ModuleType, path: Path, seed: int, overlays,
+                 timeout: float):
         self.cases = cases
         self.path = path
         self.seed = seed
@@ -149,7 +151,7 @@ class NotebookJudge:
         ok = isinstance(func, types.FunctionType) and func.__module__ == self.cases.__name__
         return func if ok else None
 
-    def judge_cell(self, executor, cell, index: int) -> None:
+    def judge_cell(self, executor: Executor, cell, index: int) -> None:
         """Judge a graded test cell that has just run in the kernel; write its verdict into its outputs.
 
         Nothing else is changed. The cell keeps what the kernel printed (as plain text) and any error
@@ -211,7 +213,7 @@ def warnings_silenced():
         yield
 
 
-def judge_for(executor, nb, resources) -> NotebookJudge | None:
+def judge_for(executor: Executor, nb, resources) -> NotebookJudge | None:
     """The judge of the notebook nbgrader is about to execute (None outside autograding).
 
     There is no switch to turn it off: without it the visible checks alone would decide.
