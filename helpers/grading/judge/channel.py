@@ -16,11 +16,16 @@ from . import wire
 from .errors import JudgeError, KernelGarbled, KernelStuck
 from .executor import KernelConnection
 
+__all__ = ["RUNTIME", "COMM_TARGET", "PROGRESS_EVERY", "MAX_ANSWER_BYTES", "ANSWER_FIELDS"]
+
 #: the code sent to the kernel: the wire format's table and limits, then the runtime that reads them
 RUNTIME = Path(wire.__file__).read_text() + "\n\n" + Path(__file__).with_name("runtime.py").read_text()
-COMM_TARGET = "weat_judge"           # the comm target of the judge's requests (given to runtime.open_channel)
-PROGRESS_EVERY = 1.0    # seconds: the runtime's PROGRESS_EVERY (runtime.py), the most between its reports
-MAX_ANSWER_BYTES = wire.MAX_ANSWER_CHARS   # the largest answer the judge reads from a kernel (its old name)
+#: the comm target of the judge's requests (given to runtime.open_channel)
+COMM_TARGET = "weat_judge"
+#: seconds: the runtime's PROGRESS_EVERY (runtime.py), the most between its reports
+PROGRESS_EVERY = 1.0
+#: the largest answer the judge reads from a kernel (the old name of wire.MAX_ANSWER_CHARS)
+MAX_ANSWER_BYTES = wire.MAX_ANSWER_CHARS
 #: the fields an answer may have (runtime.serve): anything else is refused
 ANSWER_FIELDS = frozenset({"value", "raised", "args_after", "axes", "arrays", "answers", "missing", "callable",
                            "failed"})

@@ -22,7 +22,16 @@ __all__ = ["Record", "TextFile", "Opaque", "NotebookName"]
 
 
 class NotebookName:
-    """A name of the student's notebook (a function passed to another), sent to the kernel as that name."""
+    """A name of the student's notebook (a function passed to another), sent to the kernel as that name.
+
+    The base of :class:`~helpers.grading.judge.api.Remote` and :class:`~helpers.grading.judge.api.Missing`: the
+    codec sends ``{"t": "ref", "name": name}`` for either, and the kernel looks the name up in the notebook.
+
+    Attributes
+    ----------
+    name : str
+        The name in the notebook.
+    """
 
     name: str
 
@@ -142,10 +151,19 @@ def _is_keyed_vectors(x) -> bool:
 
 
 @dataclasses.dataclass
-class Record:
+class Record:  # numpydoc ignore=PR01
     """An object the student's code returned, as plain data: its class name and its attributes.
 
     Attributes are read with ``record.name``; a named tuple also iterates over its items.
+
+    Attributes
+    ----------
+    type_name : str
+        The name of the object's class in the kernel.
+    fields : dict
+        Its attributes (a named tuple's or dataclass's fields, or the public names of its ``__dict__``), decoded.
+    items : tuple or None
+        A named tuple's items, in order; None for another object.
     """
 
     type_name: str
@@ -176,17 +194,38 @@ class Record:
 
 
 @dataclasses.dataclass(frozen=True)
-class TextFile:
-    """A text file as an argument: the kernel writes ``text`` to a file called ``name`` in a new temporary
-    folder, passes the file's path (a ``str``) to the student's function and removes the folder after the call."""
+class TextFile:  # numpydoc ignore=PR01
+    """A text file as an argument of a student's function.
+
+    The kernel writes ``text`` to a file called ``name`` in a new temporary folder, passes the file's path (a
+    ``str``) to the student's function and removes the folder after the call.
+
+    Attributes
+    ----------
+    text : str
+        The file's content, written exactly (no newline translation).
+    name : str
+        The file's name (its folder is new for each call).
+    """
 
     text: str
     name: str = "file.txt"
 
 
 @dataclasses.dataclass(frozen=True)
-class Opaque:
-    """A value that plain data cannot carry (a function, an open file, a class of the student's ...)."""
+class Opaque:  # numpydoc ignore=PR01
+    """A value that plain data cannot carry (a function, an open file, a class of the student's ...).
+
+    What the grader holds instead of it: its class name, and its name when it has one. It equals nothing a
+    hidden test expects, so a check that compares it fails with a message that names its type.
+
+    Attributes
+    ----------
+    type_name : str
+        The name of the value's class in the kernel (or what it was, such as ``"(too large)"``).
+    name : str
+        Its ``__name__`` when it is a function or a class; empty otherwise.
+    """
 
     type_name: str
     name: str = ""

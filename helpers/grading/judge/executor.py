@@ -12,7 +12,7 @@ from typing import Any, Protocol
 __all__ = ["KernelConnection", "Executor"]
 
 
-class KernelConnection(Protocol):
+class KernelConnection(Protocol):  # numpydoc ignore=PR01
     """A running kernel, as the judge's channel talks to it (:class:`helpers.grading.judge.channel._Channel`).
 
     The channel sends requests and reads answers through ``kc`` and interrupts or checks the kernel
@@ -31,7 +31,7 @@ class KernelConnection(Protocol):
     km: Any
 
 
-class Executor(KernelConnection, Protocol):
+class Executor(KernelConnection, Protocol):  # numpydoc ignore=PR01
     """The executor of a notebook, as the judge of its graded cells uses it (:func:`~helpers.grading.judge.judge_for`).
 
     Besides the kernel (:class:`KernelConnection`): the notebook, its configuration and time budget, a log,
@@ -55,12 +55,14 @@ class Executor(KernelConnection, Protocol):
     log: logging.Logger
 
     def time_left(self) -> float | None:
-        """Seconds left of the notebook's time budget (None: no budget).
+        """Tell the seconds left of the notebook's time budget.
+
+        Each call of the student's code gets at most what is left (and at least one second).
 
         Returns
         -------
         float or None
-            The seconds left.
+            The seconds left; None when the notebook has no budget.
         """
 
     def _recover(self, cell: Any, index: int, ename: str, text: str) -> None:
