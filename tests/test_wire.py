@@ -397,6 +397,7 @@ async def main():
     if mode == "bounded":  # what ResilientExecute.create_kernel_manager does
         km.client_class = "helpers.grading.execute.BoundedKernelClient"
         km.context = execute._context(execute._ControlContext)
+        execute.BoundedKernelClient.max_process_bytes = hwm() + int(sys.argv[7])
     await km.start_kernel()
     kc = km.client()
     kc.start_channels()
@@ -408,10 +409,11 @@ async def main():
         if reply["parent_header"].get("msg_id") == msg_id:
             break
     start = time.monotonic()
-    while not os.path.exists(done) and time.monotonic() - start < 60:
+    while not os.path.exists(done) and time.monotonic() - start < 60 and await km.is_alive():
         await asyncio.sleep(0.2)
     await asyncio.sleep(2)  # what is still in flight
-    print(json.dumps({"base": base, "peak": hwm(), "finished": os.path.exists(done)}))
+    killed = bool(getattr(kc, "_guard", None) and kc._guard.tripped)
+    print(json.dumps({"base": base, "peak": hwm(), "finished": os.path.exists(done), "killed": killed}))
     kc.stop_channels()
     await km.shutdown_kernel(now=True)
 
@@ -424,17 +426,18 @@ FLOOD_BOUND = sum(n + 1 for n in (wire.QUEUED_MESSAGES["iopub"], wire.QUEUED_MES
     wire.MAX_MESSAGE_BYTES + 48 * 1024 * 1024
 
 
-def _flood(tmp_path, mode: str, channel: str, count: int, size: int, parts: int = 1) -> int:
+def _flood(tmp_path, mode: str, channel: str, count: int, size: int, parts: int = 1, guard: int = 2 ** 40,
+           killed: bool = False) -> int:
     import subprocess
     import sys
 
     done = tmp_path / f"{mode}-{channel}-{size}.done"
     res = subprocess.run([sys.executable, "-c", FLOOD_WORKER, mode, channel, str(count), str(size), str(done),
-                          str(parts)],
+                          str(parts), str(guard)],
                          capture_output=True, text=True, timeout=300, cwd=channel_root())
     assert res.returncode == 0, res.stderr[-3000:]
     out = json.loads(res.stdout.strip().splitlines()[-1])
-    assert out["finished"], out  # the kernel sent it all
+    assert out["killed"] == killed and (killed or out["finished"]), out  # the kernel sent it all, or was stopped
     grown = out["peak"] - out["base"]
     print(f"{mode} {channel} {count} x {size} bytes, {parts} parts: the grader grew by {grown / 2 ** 20:.1f} MiB")
     return grown
@@ -464,3 +467,15 @@ def test_the_flood_measurement_sees_an_unbounded_client_grow(tmp_path, name):
     the grader keeps it (issue 36: 1.5 GB over stdin), so the measurement above can fail."""
     grown = _flood(tmp_path, "plain", name, 150, 2 * MB - 4096)
     assert grown > 2 * FLOOD_BOUND, (name, grown / MB)
+
+
+#: what the memory guard allows a test's grading process to grow by, before it kills the kernel
+GUARD = 64 * MB
+
+
+def test_a_message_of_many_parts_is_stopped_by_the_memory_guard(tmp_path):
+    """ZeroMQ keeps every part of one message until its last arrives (its queue counts messages, not parts):
+    one message of 300 parts of 2 MB (600 MB). With the guard's limit 64 MiB above the process's size the
+    kernel is killed, and the process grows by at most that plus what arrives between two readings."""
+    grown = _flood(tmp_path, "bounded", "iopub", 0, 2 * MB - 4096, parts=300, guard=GUARD, killed=True)
+    assert grown < GUARD + 96 * MB, grown / MB

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+import threading
 from contextlib import contextmanager
 from time import monotonic
 
@@ -165,6 +166,38 @@ class _ControlContext(_BoundedContext):
 
 _CONTEXTS: dict = {}
 
+#: The most resident memory of a grading process while one of its kernels runs: above it the kernel is
+#: killed (its cell scores 0 and is flagged, a new kernel runs the rest). ZeroMQ bounds each part of a
+#: message and the messages it queues, but keeps every part of one message until its last arrives: a
+#: kernel sending one message of many parts is stopped here. A grading process holds the grader, the
+#: judge's copy of the embedding and its references: 2 GiB is far above that, and far below a machine.
+MAX_PROCESS_BYTES = 2 * 1024 ** 3
+#: Seconds between two readings of the process's memory (a reading is a read of /proc/self/statm).
+MEMORY_EVERY = 0.02
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm", "rb") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+class _MemoryGuard(threading.Thread):
+    """Kills the kernel of ``km`` when this process's resident memory exceeds ``limit`` (see MAX_PROCESS_BYTES)."""
+
+    def __init__(self, km, limit: int):
+        super().__init__(name="kernel-memory-guard", daemon=True)
+        self.km, self.limit, self.tripped = km, limit, False
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(MEMORY_EVERY):
+            if _resident_bytes() > self.limit:
+                self.tripped = True
+                process = getattr(getattr(self.km, "provisioner", None), "process", None)
+                if process is not None:
+                    process.kill()  # the connection closes: ZeroMQ drops the message it was receiving
+                return
+
 
 def _context(kind: type) -> zmq.asyncio.Context:
     """This process's context of ``kind`` (one per process: a context made before a fork is not used after it)."""
@@ -188,9 +221,16 @@ class BoundedKernelClient(AsyncKernelClient):
     def _bounded_context_default(self):
         return _context(_BoundedContext)  # shared by the process's clients, never destroyed by one of them
 
+    #: the most resident memory of this process while the channels run (MAX_PROCESS_BYTES; tests lower it)
+    max_process_bytes = MAX_PROCESS_BYTES
+    _guard = None
+
     def start_channels(self, shell: bool = True, iopub: bool = True, stdin: bool = False, hb: bool = False,
                        control: bool = False) -> None:
         """Start the shell and iopub channels only (the others stay unconnected unless asked for).
+
+        Also starts the guard of this process's memory (:data:`MAX_PROCESS_BYTES`), which kills the kernel
+        when a message of many parts fills it.
 
         Parameters
         ----------
@@ -198,9 +238,15 @@ class BoundedKernelClient(AsyncKernelClient):
             Which channels to start.
         """
         super().start_channels(shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control)
+        if self._guard is None and os.path.exists("/proc/self/statm"):
+            self._guard = _MemoryGuard(self.parent, self.max_process_bytes)
+            self._guard.start()
 
     def stop_channels(self) -> None:
         """Stop the channels that were started (jupyter_client's would connect the others first to ask)."""
+        if self._guard is not None:
+            self._guard.stopping.set()
+            self._guard = None
         for channel in (self._shell_channel, self._iopub_channel, self._stdin_channel, self._hb_channel,
                         self._control_channel):
             if channel is not None and channel.is_alive():
