@@ -108,6 +108,10 @@ DISK_ERRORS = ("No space left on device", "[Errno 28]", "Not enough free space t
 #: Evaluated in the kernel after the last cell: the used share of its working folder and of /tmp.
 DISK_PROBE = ("[round(1 - s.f_bavail / s.f_blocks, 3) if s.f_blocks else 0.0 "
               "for s in map(__import__('os').statvfs, ('.', '/tmp'))]")
+DROPPED = ("This cell sent more output at once than the grader receives (one message of more than {mb} MiB): it was "
+           "not kept, nor what the kernel sent right after it. The grader stopped the kernel, started a new one, "
+           "re-ran the cells above this one and went on with the next cell. This cell scored 0, and it is flagged "
+           "for a person to look at.")
 ACTIVE = ("displayed HTML or JavaScript that a browser would run (a script, an event handler); the grader kept "
           "only its text")
 
@@ -224,6 +228,24 @@ class BoundedKernelClient(AsyncKernelClient):
     #: the most resident memory of this process while the channels run (MAX_PROCESS_BYTES; tests lower it)
     max_process_bytes = MAX_PROCESS_BYTES
     _guard = None
+    _iopub_events = None
+
+    def dropped_messages(self) -> int:
+        """Count the iopub messages ZeroMQ refused since the last call (each larger than its limit).
+
+        ZeroMQ drops the connection instead of receiving such a message, and connects again: the message and
+        what the kernel sent in between are lost, so the executor says so in the cell and flags it.
+
+        Returns
+        -------
+        int
+            The connections dropped on iopub since the last call.
+        """
+        count = 0
+        while self._iopub_events is not None and self._iopub_events.poll(0):
+            self._iopub_events.recv_multipart()
+            count += 1
+        return count
 
     def start_channels(self, shell: bool = True, iopub: bool = True, stdin: bool = False, hb: bool = False,
                        control: bool = False) -> None:
@@ -238,6 +260,11 @@ class BoundedKernelClient(AsyncKernelClient):
             Which channels to start.
         """
         super().start_channels(shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control)
+        if iopub and self._iopub_events is None:  # ZeroMQ reports each connection it drops (a message too large)
+            address = f"inproc://weat-iopub-events-{id(self)}"
+            self.iopub_channel.socket.monitor(address, zmq.EVENT_DISCONNECTED)
+            self._iopub_events = zmq.Context.shadow(self.context.underlying).socket(zmq.PAIR)
+            self._iopub_events.connect(address)
         if self._guard is None and os.path.exists("/proc/self/statm"):
             self._guard = _MemoryGuard(self.parent, self.max_process_bytes)
             self._guard.start()
@@ -247,6 +274,9 @@ class BoundedKernelClient(AsyncKernelClient):
         if self._guard is not None:
             self._guard.stopping.set()
             self._guard = None
+        if self._iopub_events is not None:
+            self._iopub_events.close(linger=0)
+            self._iopub_events = None
         for channel in (self._shell_channel, self._iopub_channel, self._stdin_channel, self._hb_channel,
                         self._control_channel):
             if channel is not None and channel.is_alive():
@@ -316,10 +346,14 @@ class ResilientExecute(Execute):
             return cell, resources
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
+            self._note_dropped(cell, index)
         except DeadKernelError:
             self._recover(cell, index, "KernelDied", DIED)
         except CellTimeoutError:
-            self._recover(cell, index, "CellTimeoutError", HUNG.format(timeout=self.timeout))
+            if self._note_dropped(cell, index):  # its last messages (the kernel's "idle" too) never arrived
+                self._recover(cell, index, "OutputNotReceived", DROPPED.format(mb=wire.MAX_MESSAGE_BYTES // 2 ** 20))
+            else:
+                self._recover(cell, index, "CellTimeoutError", HUNG.format(timeout=self.timeout))
         except (SandboxError, CellExecutionError):
             raise
         except Exception as exc:  # noqa: BLE001 - e.g. "Invalid Signature": a message the grader cannot read
@@ -363,6 +397,20 @@ class ResilientExecute(Execute):
         return left if timeout is None or left < timeout else timeout
 
     # -- outputs, as they are received ----------------------------------------------------------
+
+    def _note_dropped(self, cell, index) -> bool:
+        """Say in the cell, and flag, that ZeroMQ refused an output message of it (larger than the channel's limit).
+
+        True when it did."""
+        dropped = getattr(self.kc, "dropped_messages", None)
+        if dropped is None or not dropped():
+            return False
+        note = TRUNCATED.format(cell=self.max_cell_output_bytes, notebook=self.max_output_bytes)
+        cell.setdefault("outputs", []).append(NotebookNode(output_type="stream", name="stdout", text=note + "\n"))
+        if (index, "flag") not in self._noted:
+            self._noted.add((index, "flag"))
+            self._flag(cell, index, TOO_MUCH.format(cell=self.max_cell_output_bytes, notebook=self.max_output_bytes))
+        return True
 
     def _screen(self, msg: dict, cell_index) -> dict | None:
         """The message with only what may be kept (:func:`helpers.grading.rendering.screen_output`), within

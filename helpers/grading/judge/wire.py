@@ -57,17 +57,19 @@ MAX_MRO = 50
 MAX_DRAWN = 10_000
 #: Bytes of one message on a channel from the kernel (ZeroMQ's ``ZMQ_MAXMSGSIZE``, set on every socket
 #: the grader opens to a kernel: a larger message makes ZeroMQ drop the connection, and the message is
-#: never received). The largest honest message is 46,507 bytes (06_table1's answer in a comm message,
-#: where it is escaped once more: at most twice its size). 2 MiB and 64 KiB hold the largest answer
-#: the judge reads, and the largest output a cell may keep (2 MB,
-#: ``helpers.grading.execute.DEFAULT_MAX_CELL_OUTPUT_BYTES``) with the message's header.
-MAX_MESSAGE_BYTES = 2 * 1024 * 1024 + 64 * 1024
+#: never received, nor anything the kernel sends on that channel until ZeroMQ connects again). The largest
+#: honest message is 46,507 bytes (06_table1's answer in a comm message, where it is escaped once more: at
+#: most twice its size) and the largest output message of a worked solution 0.17 MB (a figure of 07_wefat).
+#: 12 MiB holds the largest answer the judge reads, and a line of 10 MB printed at once, which the output
+#: budget then cuts and flags (``helpers.grading.execute.DEFAULT_MAX_CELL_OUTPUT_BYTES``,
+#: ``tests/test_grading_damage.py``'s ``g-output``).
+MAX_MESSAGE_BYTES = 12 * 1024 * 1024
 #: Messages that ZeroMQ keeps for the grader per channel, not yet read (``ZMQ_RCVHWM``; ZeroMQ's
-#: default is 1,000). iopub carries a cell's outputs and the judge's answers, read as they come;
-#: shell carries the replies to the grader's requests, one at a time. Beyond these the kernel's side
-#: drops its messages (what a flood from the kernel costs the grader is at most this many messages of
-#: :data:`MAX_MESSAGE_BYTES` each).
-QUEUED_MESSAGES = {"iopub": 32, "shell": 8, "control": 2}
+#: default is 1,000). iopub carries a cell's outputs and the judge's answers, read as they come (a
+#: print is sent at most every 0.2 s, ipykernel's flush interval); shell carries the replies to the
+#: grader's requests, one at a time. Beyond these the kernel's side drops its messages (what a flood from
+#: the kernel costs the grader is at most this many messages of :data:`MAX_MESSAGE_BYTES` each).
+QUEUED_MESSAGES = {"iopub": 16, "shell": 4, "control": 2}
 #: The bit generators a ``numpy.random.Generator`` may travel with (``default_rng`` makes a PCG64).
 BIT_GENERATORS = ("PCG64", "PCG64DXSM")
 #: The kinds of a NumPy array's dtype that travel: numbers, bools, dates and fixed-width text; never
