@@ -25,8 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The science library (issue 21: statistics, embeddings, wordsets, weat, wefat, lexicon, enumeration,
 #: plots) and the notebooks' checks.
-MODULES = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots", "checks",
+SCIENCE = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots", "checks",
            "corpus", "replication", "sourcecode")
+#: The grader's public API (issue 36), the hidden-test authors' first: the judge's modules (the grader's other
+#: modules are not in it yet).
+GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "grading.judge.executor",
+          "grading.judge.wire", "grading.judge.channel", "grading.judge.stripped", "grading.judge.notebook",
+          "grading.judge.rules")
+MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
 

@@ -717,3 +717,29 @@ def test_a_cell_failing_with_pythons_spurious_parser_error_is_flagged(tmp_path):
     assert set(flagged) == {"f_tests", "h_tests"}, flagged
     assert all("CPython issue 106905" in r for r in flagged.values())
     assert all(any(o.get("output_type") == "error" for o in c.outputs) for c in cells)  # every one scored 0
+
+
+def test_the_executor_protocol_names_everything_the_judge_uses():
+    """Every attribute the judge reads of its executor (``executor.X``, ``self.executor.X`` in its modules) is
+    declared by the Protocol in helpers/grading/judge/executor.py, and the grader's executor has them all."""
+    import ast
+    import typing
+
+    from helpers.grading.execute import ResilientExecute
+    from helpers.grading.judge import executor as protocol
+
+    declared = set()
+    for cls in (protocol.Executor, protocol.KernelConnection):
+        declared |= set(typing.get_type_hints(cls)) | {n for n, v in vars(cls).items() if callable(v)}
+    used = set()
+    for module in ("notebook", "channel", "api"):
+        tree = ast.parse((Path(judge.__file__).parent / f"{module}.py").read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                base = node.value
+                if (isinstance(base, ast.Name) and base.id == "executor") or (
+                        isinstance(base, ast.Attribute) and base.attr == "executor"):
+                    used.add(node.attr)
+    assert used and used <= declared, used - declared
+    for name in declared - {"kc", "km", "nb", "log"}:  # those four are set when a notebook runs
+        assert hasattr(ResilientExecute, name), name

@@ -30,7 +30,8 @@ FLOORS = {
         ["replication"],
     ],
     "grading": [
-        ["grading.warm", "grading.warm_template", "grading.engines"],
+        ["grading.warm", "grading.warm_template", "grading.engines", "grading.judge.wire",
+         "grading.judge.executor"],
         ["grading.flags", "grading.state", "grading.plugins", "grading.sandbox", "grading.judge.runtime",
          "grading.judge.errors", "grading.bundle", "grading.cluster", "grading.feedback_page"],
         ["grading.scan"],

@@ -41,9 +41,13 @@ from __future__ import annotations
 import math
 import os
 import stat
+import threading
 from contextlib import contextmanager
 from time import monotonic
 
+import zmq
+import zmq.asyncio
+from jupyter_client.asynchronous import AsyncKernelClient
 from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 from nbclient.util import ensure_async, run_sync
 from nbformat import NotebookNode
@@ -51,12 +55,14 @@ from nbgrader.preprocessors import Execute
 from traitlets import Integer, default
 
 from .flags import add_flag, grade_id
+from .judge import wire
 from .judge.errors import KernelGarbled
 from .judge.notebook import GARBLED, judge_for
 from .rendering import screen_output
 from .sandbox import SandboxError, SandboxKernelManager
 
-__all__ = ["ResilientExecute", "DEFAULT_NOTEBOOK_TIMEOUT", "DEFAULT_MAX_CELL_OUTPUT_BYTES", "DEFAULT_MAX_OUTPUT_BYTES"]
+__all__ = ["ResilientExecute", "BoundedKernelClient", "DEFAULT_NOTEBOOK_TIMEOUT", "DEFAULT_MAX_CELL_OUTPUT_BYTES",
+           "DEFAULT_MAX_OUTPUT_BYTES"]
 
 #: Seconds one notebook may run, kernel start and restarts included (0: no limit). The eleven
 #: worked solutions take 12-40 s each in the sandbox on the 2-core reference machine while it was
@@ -102,6 +108,10 @@ DISK_ERRORS = ("No space left on device", "[Errno 28]", "Not enough free space t
 #: Evaluated in the kernel after the last cell: the used share of its working folder and of /tmp.
 DISK_PROBE = ("[round(1 - s.f_bavail / s.f_blocks, 3) if s.f_blocks else 0.0 "
               "for s in map(__import__('os').statvfs, ('.', '/tmp'))]")
+DROPPED = ("This cell sent more output at once than the grader receives (one message of more than {mb} MiB): it was "
+           "not kept, nor what the kernel sent right after it. The grader stopped the kernel, started a new one, "
+           "re-ran the cells above this one and went on with the next cell. This cell scored 0, and it is flagged "
+           "for a person to look at.")
 ACTIVE = ("displayed HTML or JavaScript that a browser would run (a script, an event handler); the grader kept "
           "only its text")
 
@@ -125,6 +135,152 @@ def _size(msg_type: str, content: dict) -> int:
     if msg_type == "error":
         return sum(len(t) for t in [content["ename"], content["evalue"], *content["traceback"]])
     return sum(len(v) for v in content.get("data", {}).values())
+
+
+# ---------------------------------------------------------------------------------------------------
+# The channels from the kernel, bounded at the socket
+# ---------------------------------------------------------------------------------------------------
+
+#: The most bytes of one message on a channel of the kernel manager's own (its control socket, which
+#: carries only the short replies to a shutdown or an interrupt, and which nothing reads).
+MAX_CONTROL_MESSAGE_BYTES = 64 * 1024
+
+
+class _BoundedContext(zmq.asyncio.Context):
+    """A ZeroMQ context whose sockets refuse messages larger than :data:`max_bytes` (``ZMQ_MAXMSGSIZE``: ZeroMQ drops
+    the connection instead, and the message is never received) and keep at most ``queued[socket type]`` messages
+    unread (``ZMQ_RCVHWM``; beyond them the kernel's side drops its messages). Set before the socket connects."""
+
+    max_bytes = wire.MAX_MESSAGE_BYTES
+    queued = {zmq.SUB: wire.QUEUED_MESSAGES["iopub"], zmq.DEALER: wire.QUEUED_MESSAGES["shell"]}
+
+    def socket(self, socket_type, *args, **kwargs):  # noqa: D102 - zmq.Context.socket, with the limits set
+        sock = super().socket(socket_type, *args, **kwargs)
+        sock.setsockopt(zmq.MAXMSGSIZE, self.max_bytes)
+        sock.setsockopt(zmq.RCVHWM, self.queued.get(socket_type, wire.QUEUED_MESSAGES["control"]))
+        return sock
+
+
+class _ControlContext(_BoundedContext):
+    """The kernel manager's context: its control socket gets small messages and a short queue."""
+
+    max_bytes = MAX_CONTROL_MESSAGE_BYTES
+    queued: dict = {}
+
+
+_CONTEXTS: dict = {}
+
+#: The most resident memory of a grading process while one of its kernels runs: above it the kernel is
+#: killed (its cell scores 0 and is flagged, a new kernel runs the rest). ZeroMQ bounds each part of a
+#: message and the messages it queues, but keeps every part of one message until its last arrives: a
+#: kernel sending one message of many parts is stopped here. A grading process of 01_cosine peaks at
+#: 362 MiB (the grader, the judge's copy of the embedding; BENCHMARKS.md, issue 36): 2 GiB is 5.7 times that.
+MAX_PROCESS_BYTES = 2 * 1024 ** 3
+#: Seconds between two readings of the process's memory (a reading is a read of /proc/self/statm).
+MEMORY_EVERY = 0.02
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm", "rb") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+class _MemoryGuard(threading.Thread):
+    """Kills the kernel of ``km`` when this process's resident memory exceeds ``limit`` (see MAX_PROCESS_BYTES)."""
+
+    def __init__(self, km, limit: int):
+        super().__init__(name="kernel-memory-guard", daemon=True)
+        self.km, self.limit, self.tripped = km, limit, False
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(MEMORY_EVERY):
+            if _resident_bytes() > self.limit:
+                self.tripped = True
+                process = getattr(getattr(self.km, "provisioner", None), "process", None)
+                if process is not None:
+                    process.kill()  # the connection closes: ZeroMQ drops the message it was receiving
+                return
+
+
+def _context(kind: type) -> zmq.asyncio.Context:
+    """This process's context of ``kind`` (one per process: a context made before a fork is not used after it)."""
+    key = (kind, os.getpid())
+    if key not in _CONTEXTS:
+        _CONTEXTS[key] = kind()
+    return _CONTEXTS[key]
+
+
+class BoundedKernelClient(AsyncKernelClient):
+    """The grader's client of a kernel: only the shell and iopub channels, each bounded at its socket.
+
+    The stdin, control and heartbeat channels are never connected: nothing of the grader reads them, so a
+    kernel that writes to them reaches no socket of the grader (nbclient's client connected all five, and
+    ZeroMQ kept whatever the kernel sent on stdin: 1.5 GB in issue 36). Shell and iopub refuse a message over
+    :data:`helpers.grading.judge.wire.MAX_MESSAGE_BYTES` and queue at most
+    :data:`helpers.grading.judge.wire.QUEUED_MESSAGES` unread (:class:`_BoundedContext`).
+    """
+
+    @default("context")
+    def _bounded_context_default(self):
+        return _context(_BoundedContext)  # shared by the process's clients, never destroyed by one of them
+
+    #: the most resident memory of this process while the channels run (MAX_PROCESS_BYTES; tests lower it)
+    max_process_bytes = MAX_PROCESS_BYTES
+    _guard = None
+    _iopub_events = None
+
+    def dropped_messages(self) -> int:
+        """Count the iopub messages ZeroMQ refused since the last call (each larger than its limit).
+
+        ZeroMQ drops the connection instead of receiving such a message, and connects again: the message and
+        what the kernel sent in between are lost, so the executor says so in the cell and flags it.
+
+        Returns
+        -------
+        int
+            The connections dropped on iopub since the last call.
+        """
+        count = 0
+        while self._iopub_events is not None and self._iopub_events.poll(0):
+            self._iopub_events.recv_multipart()
+            count += 1
+        return count
+
+    def start_channels(self, shell: bool = True, iopub: bool = True, stdin: bool = False, hb: bool = False,
+                       control: bool = False) -> None:
+        """Start the shell and iopub channels only (the others stay unconnected unless asked for).
+
+        Also starts the guard of this process's memory (:data:`MAX_PROCESS_BYTES`), which kills the kernel
+        when a message of many parts fills it.
+
+        Parameters
+        ----------
+        shell, iopub, stdin, hb, control : bool
+            Which channels to start.
+        """
+        super().start_channels(shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control)
+        if iopub and self._iopub_events is None:  # ZeroMQ reports each connection it drops (a message too large)
+            address = f"inproc://weat-iopub-events-{id(self)}"
+            self.iopub_channel.socket.monitor(address, zmq.EVENT_DISCONNECTED)
+            self._iopub_events = zmq.Context.shadow(self.context.underlying).socket(zmq.PAIR)
+            self._iopub_events.connect(address)
+        if self._guard is None and os.path.exists("/proc/self/statm"):
+            self._guard = _MemoryGuard(self.parent, self.max_process_bytes)
+            self._guard.start()
+
+    def stop_channels(self) -> None:
+        """Stop the channels that were started (jupyter_client's would connect the others first to ask)."""
+        if self._guard is not None:
+            self._guard.stopping.set()
+            self._guard = None
+        if self._iopub_events is not None:
+            self._iopub_events.close(linger=0)
+            self._iopub_events = None
+        for channel in (self._shell_channel, self._iopub_channel, self._stdin_channel, self._hb_channel,
+                        self._control_channel):
+            if channel is not None and channel.is_alive():
+                channel.stop()
 
 
 class ResilientExecute(Execute):
@@ -190,10 +346,14 @@ class ResilientExecute(Execute):
             return cell, resources
         try:
             cell, resources = super().preprocess_cell(cell, resources, index)
+            self._note_dropped(cell, index)
         except DeadKernelError:
             self._recover(cell, index, "KernelDied", DIED)
         except CellTimeoutError:
-            self._recover(cell, index, "CellTimeoutError", HUNG.format(timeout=self.timeout))
+            if self._note_dropped(cell, index):  # its last messages (the kernel's "idle" too) never arrived
+                self._recover(cell, index, "OutputNotReceived", DROPPED.format(mb=wire.MAX_MESSAGE_BYTES // 2 ** 20))
+            else:
+                self._recover(cell, index, "CellTimeoutError", HUNG.format(timeout=self.timeout))
         except (SandboxError, CellExecutionError):
             raise
         except Exception as exc:  # noqa: BLE001 - e.g. "Invalid Signature": a message the grader cannot read
@@ -237,6 +397,20 @@ class ResilientExecute(Execute):
         return left if timeout is None or left < timeout else timeout
 
     # -- outputs, as they are received ----------------------------------------------------------
+
+    def _note_dropped(self, cell, index) -> bool:
+        """Say in the cell, and flag, that ZeroMQ refused an output message of it (larger than the channel's limit).
+
+        True when it did."""
+        dropped = getattr(self.kc, "dropped_messages", None)
+        if dropped is None or not dropped():
+            return False
+        note = TRUNCATED.format(cell=self.max_cell_output_bytes, notebook=self.max_output_bytes)
+        cell.setdefault("outputs", []).append(NotebookNode(output_type="stream", name="stdout", text=note + "\n"))
+        if (index, "flag") not in self._noted:
+            self._noted.add((index, "flag"))
+            self._flag(cell, index, TOO_MUCH.format(cell=self.max_cell_output_bytes, notebook=self.max_output_bytes))
+        return True
 
     def _screen(self, msg: dict, cell_index) -> dict | None:
         """The message with only what may be kept (:func:`helpers.grading.rendering.screen_output`), within
@@ -327,7 +501,10 @@ class ResilientExecute(Execute):
         try:
             msg_id = self.kc.execute("", silent=True, store_history=False, user_expressions={"disk": DISK_PROBE})
             reply = self.wait_for_reply(msg_id)
-            used = ast.literal_eval(reply["content"]["user_expressions"]["disk"]["data"]["text/plain"])
+            text = reply["content"]["user_expressions"]["disk"]["data"]["text/plain"]
+            if not isinstance(text, str) or len(text) > 100:  # two numbers: a forged reply is not parsed
+                raise ValueError("not the disk probe's answer")
+            used = ast.literal_eval(text)
         except Exception as exc:  # noqa: BLE001 - a dead or unanswering kernel: nothing to measure
             self.log.debug("Disk check skipped: %s", exc)
             return
@@ -342,6 +519,9 @@ class ResilientExecute(Execute):
 
     def create_kernel_manager(self):
         km = super().create_kernel_manager()
+        # the channels from the kernel, bounded at their sockets (BoundedKernelClient; module "channels" above)
+        km.client_class = f"{__name__}.BoundedKernelClient"
+        km.context = _context(_ControlContext)
         if self.judge is not None:  # the course package without this assignment's reference implementations
             km.overlays = self.judge.overlays
         return km

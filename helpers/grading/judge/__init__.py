@@ -41,6 +41,8 @@ See CONTRIBUTING.md, "Adding an exercise", and docs/INSTRUCTORS.md, "What a subm
 The package, module by module (each imports only those above it in this list, and the science library):
 
 * :mod:`~helpers.grading.judge.errors`: what goes wrong between the grader and a kernel;
+* :mod:`~helpers.grading.judge.executor`: what the judge uses of the executor (a ``typing.Protocol``);
+* :mod:`~helpers.grading.judge.wire`: the one table of node kinds and limits, read by both sides;
 * :mod:`~helpers.grading.judge.runtime`: the kernel's side (its text is sent to the kernel, never imported here);
 * :mod:`~helpers.grading.judge.codec`: plain data, the grader's side of the runtime's format;
 * :mod:`~helpers.grading.judge.channel`: requests to the kernel and its answers, within the time limits;
@@ -61,6 +63,7 @@ from .api import Call, Missing, NotebookProxy, Remote, Results, check_callable, 
 from .channel import _COMMS, COMM_TARGET, MAX_ANSWER_BYTES, PROGRESS_EVERY, RUNTIME, _Channel
 from .codec import NotebookName, Opaque, Record, TextFile, _Decoder, _Encoder, _replay_axes, _student_exception
 from .errors import JudgeError, KernelGarbled, KernelStuck
+from .executor import Executor, KernelConnection
 from .notebook import (CASE_BUG, GARBLED, NBGRADER_HIDDEN, NO_CASES, SECRET_FILE, SPURIOUS, SPURIOUS_ERROR, STUCK, Judge,
                        NotebookJudge, judge_for, load_cases, submission_seed, warnings_silenced)
 from .rules import (LOOPS_IN_DISGUISE, REFERENCE_MODULES, _current, check_not_using, check_vectorised,

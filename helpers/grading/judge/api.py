@@ -19,7 +19,15 @@ __all__ = ["NotebookProxy", "Remote", "Call", "Results", "Missing", "checks", "c
 
 
 class Missing(NotebookName):
-    """A name the notebook does not define (the student has not run its cell, or deleted it)."""
+    """A name the notebook does not define (the student has not run its cell, or deleted it).
+
+    What ``nb.<name>`` gives for such a name; using it raises ``NameError`` like the kernel would.
+
+    Parameters
+    ----------
+    name : str
+        The name.
+    """
 
     def __init__(self, name: str):
         self.name = name
@@ -36,6 +44,13 @@ class Remote(NotebookName):
 
     Calling it sends the arguments (copies: the grader's own arrays never change) and returns the
     decoded result, or raises an exception of the class the student's code raised.
+
+    Parameters
+    ----------
+    channel : helpers.grading.judge.channel._Channel
+        The requests to the kernel.
+    name : str
+        The function's name in the notebook.
     """
 
     def __init__(self, channel: _Channel, name: str):
@@ -85,13 +100,28 @@ class Remote(NotebookName):
         return self._call(args, kwargs, False)
 
     def map(self, calls) -> Results:
-        """Call the function once per item of ``calls``, in one request: each item a tuple of positional
-        arguments, or a :class:`Call` (``Call(sx, sy, ddof=0)``) for keyword arguments.
+        """Call the function once per item of ``calls``, in one request.
 
         The same calls in the same order as ``[f(*args) for args in calls]``, each with its own copies of the
         arguments and the time limit of one call, for one round trip to the kernel instead of one per call.
         Reading an answer whose call raised raises the student's exception (:class:`Results`), so checks read
         the answers in the order the calls were made and fail where a call one by one would have failed.
+
+        Parameters
+        ----------
+        calls : iterable of tuple or Call
+            Each item a tuple of positional arguments, or a :class:`Call` (``Call(sx, sy, ddof=0)``) for
+            keyword arguments.
+
+        Returns
+        -------
+        Results
+            The answers, in the order of the calls.
+
+        Raises
+        ------
+        TypeError
+            An argument is an Axes (call the function itself to draw).
         """
         calls = [c if isinstance(c, Call) else Call(*c) for c in calls]
         enc = _Encoder()
@@ -108,12 +138,34 @@ class Remote(NotebookName):
         return Results([self._outcome(a, dec) for a in answers])
 
     def call_returning_args(self, *args, **kwargs):
-        """``(result, arguments as the function left them)``: for the check that inputs stay unchanged."""
+        """Call the function and report its arguments as the call left them.
+
+        For the check that inputs stay unchanged (:func:`check_unchanged`): the kernel encodes its copies of
+        the arguments after the call.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            The arguments of the call.
+
+        Returns
+        -------
+        tuple
+            ``(result, [each positional argument after the call])``.
+        """
         return self._call(args, kwargs, True)
 
 
 class Call:
-    """The arguments of one call in :meth:`Remote.map`: ``Call(*args, **kwargs)``."""
+    """The arguments of one call in :meth:`Remote.map`: ``Call(*args, **kwargs)``.
+
+    Needed only for keyword arguments: a plain tuple holds positional ones.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        The call's arguments.
+    """
 
     def __init__(self, *args, **kwargs):
         self.args, self.kwargs = args, kwargs
@@ -123,8 +175,16 @@ class Call:
 
 
 class Results(collections.abc.Sequence):
-    """The answers of :meth:`Remote.map`, in the order of the calls; an answer whose call raised raises the
-    student's exception (a new one each time it is read)."""
+    """The answers of :meth:`Remote.map`, in the order of the calls.
+
+    A sequence: reading an answer whose call raised raises the student's exception (a new one each time it
+    is read).
+
+    Parameters
+    ----------
+    outcomes : list of tuple
+        ``(value, None)`` for a call that returned, ``(None, what it raised)`` for one that raised.
+    """
 
     def __init__(self, outcomes: list):
         self._outcomes = outcomes
@@ -142,7 +202,16 @@ class Results(collections.abc.Sequence):
 
 
 class NotebookProxy:
-    """The notebook's names, seen from the grader: ``nb.cosine`` is a :class:`Remote`, ``nb.x`` a value."""
+    """The notebook's names, seen from the grader: ``nb.cosine`` is a :class:`Remote`, ``nb.x`` a value.
+
+    Each attribute read asks the kernel for that name: a function becomes a :class:`Remote`, a value is
+    decoded as plain data, a name the notebook lacks is a :class:`Missing`. Hidden tests get one as ``nb``.
+
+    Parameters
+    ----------
+    channel : helpers.grading.judge.channel._Channel
+        The requests to the kernel.
+    """
 
     def __init__(self, channel: _Channel):
         object.__setattr__(self, "_channel", channel)
@@ -164,8 +233,32 @@ class NotebookProxy:
 
 
 def check_unchanged(func, *args, what: str, **kwargs):
-    """:func:`helpers.checks.check_unchanged` for a function of the notebook: the kernel reports its arguments
-    as the call left them, and they are compared, exactly, with the grader's (never changed) copies."""
+    """:func:`helpers.checks.check_unchanged` for a function of the notebook.
+
+    The kernel reports its arguments as the call left them, and they are compared, exactly, with the
+    grader's (never changed) copies; for another callable the library's check runs.
+
+    Parameters
+    ----------
+    func : Remote or callable
+        The function.
+    *args
+        Its positional arguments (arrays, or lists and tuples of arrays, are compared).
+    what : str
+        How the message names the function.
+    **kwargs
+        Its keyword arguments.
+
+    Returns
+    -------
+    object
+        What the call returned.
+
+    Raises
+    ------
+    AssertionError
+        An array argument is different after the call.
+    """
     if not isinstance(func, Remote):
         return _library_checks.check_unchanged(func, *args, what=what, **kwargs)
     result, after = func.call_returning_args(*args, **kwargs)
@@ -183,13 +276,33 @@ def check_unchanged(func, *args, what: str, **kwargs):
 
 
 def check_own_work(func, *names: str, run=None, what: str | None = None):
-    """Own work, judged here: the code of ``func`` (read from the notebook) names none of the reference
-    functions ``names``, then ``run()`` is called (in the judged kernel those references raise).
+    """Own work, judged here: the code of ``func`` names none of the reference functions ``names``.
+
+    The code is read from the notebook (:func:`~helpers.grading.judge.rules.own_work_rule`), then ``run()``
+    is called (in the judged kernel those references raise).
+
+    Parameters
+    ----------
+    func : Remote
+        The notebook's function (``nb.<name>``).
+    *names : str
+        The reference functions it must not use.
+    run : callable, optional
+        The checks to run once the rule holds.
+    what : str, optional
+        How the message names the function.
 
     Returns
     -------
     object
         What ``run()`` returned (None without ``run``).
+
+    Raises
+    ------
+    AssertionError
+        The function is not defined, or its code uses one of ``names``.
+    TypeError
+        ``func`` is not a function of the notebook.
     """
     if not isinstance(func, Remote):
         if isinstance(func, Missing):
@@ -201,15 +314,42 @@ def check_own_work(func, *names: str, run=None, what: str | None = None):
 
 
 def check_callable(obj, name: str):
-    """:func:`helpers.checks.check_callable`, for a function of the notebook."""
+    """:func:`helpers.checks.check_callable`, for a function of the notebook.
+
+    A name of the notebook that is a function is a :class:`Remote`; anything else fails.
+
+    Parameters
+    ----------
+    obj : object
+        What ``nb.<name>`` gave.
+    name : str
+        The name, for the message.
+
+    Raises
+    ------
+    AssertionError
+        ``obj`` is not a function of the notebook.
+    """
     assert isinstance(obj, Remote), f"`{name}` should be a function; did you run the cell that defines it?"
 
 
 @contextlib.contextmanager
 def quiet():
-    """:func:`helpers.checks.quiet` for hidden tests: the student's errors become explained failures, but a
-    failure of the judge itself (a kernel that does not answer, an answer that is not plain data) stays
-    what it is, so the cell is flagged for a person instead of failing as a wrong answer."""
+    """:func:`helpers.checks.quiet` for hidden tests: the student's errors become explained failures.
+
+    A failure of the judge itself (a kernel that does not answer, an answer that is not plain data) stays
+    what it is, so the cell is flagged for a person instead of failing as a wrong answer.
+
+    Yields
+    ------
+    None
+        The block runs inside it.
+
+    Raises
+    ------
+    JudgeError
+        The judge failed inside the block (not the student's code).
+    """
     try:
         with _library_checks.quiet():
             yield
@@ -219,6 +359,8 @@ def quiet():
         raise
 
 
+#: The checks hidden tests use (``from helpers.grading.judge import checks as _chk``): helpers.checks', with those
+#: that read code or compare arguments made to work on the notebook's functions from the grader.
 checks = types.SimpleNamespace(
     quiet=quiet, explain=_library_checks.explain, check_type=_library_checks.check_type,
     check_shape=_library_checks.check_shape, check_close=_library_checks.check_close,

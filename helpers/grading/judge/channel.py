@@ -2,20 +2,35 @@
 its messages, each call within its time limit."""
 from __future__ import annotations
 
-import ast
+import base64
+import binascii
 import json
 import queue
+import re
 import time
 import uuid
 import weakref
 from pathlib import Path
 
+from . import wire
 from .errors import JudgeError, KernelGarbled, KernelStuck
+from .executor import KernelConnection
 
-RUNTIME = (Path(__file__).with_name("runtime.py")).read_text()
-COMM_TARGET = "weat_judge"           # the comm target of the judge's requests (given to runtime.open_channel)
-PROGRESS_EVERY = 1.0    # seconds: the runtime's PROGRESS_EVERY (runtime.py), the most between its reports
-MAX_ANSWER_BYTES = 256 * 1024 * 1024   # the largest answer the judge reads from a kernel
+__all__ = ["RUNTIME", "COMM_TARGET", "PROGRESS_EVERY", "MAX_ANSWER_BYTES", "ANSWER_FIELDS"]
+
+#: the code sent to the kernel: the wire format's table and limits, then the runtime that reads them
+RUNTIME = Path(wire.__file__).read_text() + "\n\n" + Path(__file__).with_name("runtime.py").read_text()
+#: the comm target of the judge's requests (given to runtime.open_channel)
+COMM_TARGET = "weat_judge"
+#: seconds: the runtime's PROGRESS_EVERY (runtime.py), the most between its reports
+PROGRESS_EVERY = 1.0
+#: the largest answer the judge reads from a kernel (the old name of wire.MAX_ANSWER_CHARS)
+MAX_ANSWER_BYTES = wire.MAX_ANSWER_CHARS
+#: the fields an answer may have (runtime.serve): anything else is refused
+ANSWER_FIELDS = frozenset({"value", "raised", "args_after", "axes", "arrays", "answers", "missing", "callable",
+                           "failed"})
+#: an execute request's answer: the runtime's JSON text in base64, as the kernel's ``repr`` of a str shows it
+_BASE64_REPR = re.compile(r"'([A-Za-z0-9+/]*={0,2})'")
 
 
 #: per kernel client, the judge's comm in its kernel: ``(comm_id, answered)``, or False once a comm opened
@@ -40,7 +55,7 @@ class _Channel:
     if it is missing and opens the comm again for the next request. Either way the answer is only a value.
     """
 
-    def __init__(self, executor, timeout: float, budget: float | None = None):
+    def __init__(self, executor: KernelConnection, timeout: float, budget: float | None = None):
         self.executor = executor
         self.timeout = timeout  # seconds one call of the student's code may take
         self.end = None if budget is None else time.monotonic() + budget  # the notebook's time budget runs out
@@ -74,18 +89,29 @@ class _Channel:
 
     @staticmethod
     def _decode(text) -> dict:
+        """The answer ``text`` parsed, once its size and density are known to be within the wire's limits.
+
+        Checked before parsing: at most :data:`~helpers.grading.judge.wire.MAX_ANSWER_CHARS` characters, and few
+        enough structure characters (:func:`~helpers.grading.judge.wire.structure_ok`), so that ``json.loads``
+        builds at most about 24 bytes of objects per character received. The values in it are checked as they
+        are decoded (:class:`~helpers.grading.judge.codec._Decoder`).
+        """
         if not isinstance(text, str):
             raise JudgeError("no answer from the kernel (the judge's code was changed or failed there)")
-        if len(text) > MAX_ANSWER_BYTES:
-            raise JudgeError("the answer is too large")
+        if len(text) > wire.MAX_ANSWER_CHARS:
+            raise JudgeError(f"the answer is too large ({len(text)} characters, more than {wire.MAX_ANSWER_CHARS})")
+        if not wire.structure_ok(text):
+            raise JudgeError("malformed answer (denser than the wire format)")
         try:
             out = json.loads(text)
         except (ValueError, TypeError, MemoryError, RecursionError):
             raise JudgeError("malformed answer (not a JSON string)") from None
-        if not isinstance(out, dict):
+        if not isinstance(out, dict) or not set(out) <= ANSWER_FIELDS:
             raise JudgeError("malformed answer")
         if "failed" in out:
-            raise JudgeError(f"the judge's code failed in the kernel: {str(out['failed'])[:300]}")
+            failed = out["failed"]
+            message = failed.get("message") if isinstance(failed, dict) else None
+            raise JudgeError(f"the judge's code failed in the kernel: {str(message)[:300]}")
         return out
 
     async def _via_comm(self, kc, comm_id: str, request: str, calls: int = 1):
@@ -115,8 +141,10 @@ class _Channel:
 
     async def _via_execute(self, kc, request: str, calls: int = 1):
         """The answer to ``request`` sent as an execute request (the runtime defined first if it is missing)."""
-        # a missing runtime answers None, not a NameError (whose traceback IPython would format: 0.2 s of CPU)
-        call = f"__weat_answer__ = __weat_judge__({request!r}) if '__weat_judge__' in globals() else None"
+        # a missing runtime answers None, not a NameError (whose traceback IPython would format: 0.2 s of CPU); the
+        # answer comes as base64, so that what the reply carries is checked by a pattern, never parsed as Python
+        call = (f"__weat_answer__ = __import__('base64').b64encode(__weat_judge__({request!r}).encode()).decode() "
+                "if '__weat_judge__' in globals() else None")
         reply = await self._execute(kc, call, calls)
         content = reply.get("content", {})
         if content.get("status") == "ok" and _text_answer(content) == "None":
@@ -127,12 +155,21 @@ class _Channel:
         text = _text_answer(content)
         if content.get("status") != "ok" or not isinstance(text, str):
             return None
-        if len(text) > MAX_ANSWER_BYTES:
+        return self._execute_text(text)
+
+    @staticmethod
+    def _execute_text(text: str) -> str:
+        """The runtime's JSON text from an execute reply's ``text/plain`` (the ``repr`` of its base64): matched by a
+        pattern, after its length is checked, and never parsed as Python."""
+        if len(text) > wire.MAX_ANSWER_CHARS * 4 // 3 + 8:
             raise JudgeError("the answer is too large")
+        match = _BASE64_REPR.fullmatch(text)
+        if match is None:
+            raise JudgeError("malformed answer (not the runtime's base64)")
         try:
-            return ast.literal_eval(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            raise JudgeError("malformed answer (not a JSON string)") from None
+            return base64.b64decode(match.group(1), validate=True).decode("ascii")
+        except (binascii.Error, ValueError):
+            raise JudgeError("malformed answer (not the runtime's base64)") from None
 
     async def _execute(self, kc, code: str, calls: int = 1) -> dict:
         """Run ``code`` in the kernel (silently); its execute reply, with the value of ``__weat_answer__``."""

@@ -15,13 +15,23 @@ import sys
 
 import numpy as np
 
+from . import wire
 from .errors import JudgeError
 
 __all__ = ["Record", "TextFile", "Opaque", "NotebookName"]
 
 
 class NotebookName:
-    """A name of the student's notebook (a function passed to another), sent to the kernel as that name."""
+    """A name of the student's notebook (a function passed to another), sent to the kernel as that name.
+
+    The base of :class:`~helpers.grading.judge.api.Remote` and :class:`~helpers.grading.judge.api.Missing`: the
+    codec sends ``{"t": "ref", "name": name}`` for either, and the kernel looks the name up in the notebook.
+
+    Attributes
+    ----------
+    name : str
+        The name in the notebook.
+    """
 
     name: str
 
@@ -104,7 +114,11 @@ class _Encoder:
         if type(x) is dict:
             return {"t": "dict", "v": [[self(k), self(v)] for k, v in x.items()]}
         if isinstance(x, np.random.Generator):
-            return {"t": "rng", "bit": type(x.bit_generator).__name__, "state": x.bit_generator.state}
+            bit = type(x.bit_generator).__name__
+            if bit not in wire.BIT_GENERATORS:
+                raise TypeError(f"a Generator of {bit} cannot be sent to the student's kernel; use one of "
+                                f"{', '.join(wire.BIT_GENERATORS)} (numpy.random.default_rng makes a PCG64)")
+            return {"t": "rng", "bit": bit, "state": x.bit_generator.state}
         if isinstance(x, NotebookName):
             return {"t": "ref", "name": x.name}
         if isinstance(x, TextFile):
@@ -137,10 +151,19 @@ def _is_keyed_vectors(x) -> bool:
 
 
 @dataclasses.dataclass
-class Record:
+class Record:  # numpydoc ignore=PR01
     """An object the student's code returned, as plain data: its class name and its attributes.
 
     Attributes are read with ``record.name``; a named tuple also iterates over its items.
+
+    Attributes
+    ----------
+    type_name : str
+        The name of the object's class in the kernel.
+    fields : dict
+        Its attributes (a named tuple's or dataclass's fields, or the public names of its ``__dict__``), decoded.
+    items : tuple or None
+        A named tuple's items, in order; None for another object.
     """
 
     type_name: str
@@ -171,17 +194,38 @@ class Record:
 
 
 @dataclasses.dataclass(frozen=True)
-class TextFile:
-    """A text file as an argument: the kernel writes ``text`` to a file called ``name`` in a new temporary
-    folder, passes the file's path (a ``str``) to the student's function and removes the folder after the call."""
+class TextFile:  # numpydoc ignore=PR01
+    """A text file as an argument of a student's function.
+
+    The kernel writes ``text`` to a file called ``name`` in a new temporary folder, passes the file's path (a
+    ``str``) to the student's function and removes the folder after the call.
+
+    Attributes
+    ----------
+    text : str
+        The file's content, written exactly (no newline translation).
+    name : str
+        The file's name (its folder is new for each call).
+    """
 
     text: str
     name: str = "file.txt"
 
 
 @dataclasses.dataclass(frozen=True)
-class Opaque:
-    """A value that plain data cannot carry (a function, an open file, a class of the student's ...)."""
+class Opaque:  # numpydoc ignore=PR01
+    """A value that plain data cannot carry (a function, an open file, a class of the student's ...).
+
+    What the grader holds instead of it: its class name, and its name when it has one. It equals nothing a
+    hidden test expects, so a check that compares it fails with a message that names its type.
+
+    Attributes
+    ----------
+    type_name : str
+        The name of the value's class in the kernel (or what it was, such as ``"(too large)"``).
+    name : str
+        Its ``__name__`` when it is a function or a class; empty otherwise.
+    """
 
     type_name: str
     name: str = ""
@@ -190,85 +234,184 @@ class Opaque:
         return f"<{self.type_name}{' ' + self.name if self.name else ''} returned by your code>"
 
 
+def _text(value, limit: int, what: str) -> str:
+    """``value`` if it is a string of at most ``limit`` characters; else the answer is refused."""
+    if not isinstance(value, str) or len(value) > limit:
+        raise JudgeError(f"malformed answer ({what})")
+    return value
+
+
+#: a bit generator's state as ``numpy`` gives it (``bit_generator.state``): its fields and their bounds
+_RNG_STATE = {"state": 2 ** 128, "inc": 2 ** 128}
+#: the bit generators a Generator is rebuilt with: a fixed table, never a name looked up (wire.BIT_GENERATORS)
+_BIT_GENERATORS = {"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM}
+assert set(_BIT_GENERATORS) == set(wire.BIT_GENERATORS)
+
+
+def _generator(bit: str, state) -> np.random.Generator:
+    """A Generator of the bit generator ``bit`` (one of :data:`_BIT_GENERATORS`) in the state ``state``, each field
+    checked: ``{"bit_generator": bit, "state": {"state": int, "inc": int}, "has_uint32": 0 or 1, "uinteger": int}``."""
+    ok = (isinstance(state, dict) and set(state) == {"bit_generator", "state", "has_uint32", "uinteger"}
+          and state["bit_generator"] == bit and isinstance(state["state"], dict)
+          and set(state["state"]) == set(_RNG_STATE)
+          and all(type(state["state"][k]) is int and 0 <= state["state"][k] < top for k, top in _RNG_STATE.items())
+          and state["has_uint32"] in (0, 1) and type(state["has_uint32"]) is int
+          and type(state["uinteger"]) is int and 0 <= state["uinteger"] < 2 ** 32)
+    if not ok:
+        raise JudgeError("malformed answer (Generator state)")
+    bit_generator = _BIT_GENERATORS[bit]()
+    bit_generator.state = state
+    return np.random.Generator(bit_generator)
+
+
+_FIELD_TYPES = {
+    "bool": lambda v: type(v) is bool,
+    "int": lambda v: type(v) is int,
+    "number": lambda v: type(v) in (int, float),
+    "str": lambda v: isinstance(v, str) and len(v) <= wire.MAX_STRING_CHARS,
+    "name": lambda v: isinstance(v, str) and len(v) <= wire.MAX_NAME,
+    "text": lambda v: isinstance(v, str) and len(v) <= wire.MAX_STRING_CHARS,
+    "nodes": lambda v: isinstance(v, list),
+    "pairs": lambda v: isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 for p in v),
+    "fields": lambda v: isinstance(v, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+                                                    and len(p[0]) <= wire.MAX_NAME for p in v),
+    "key": lambda v: isinstance(v, str) and len(v) <= wire.MAX_NAME,
+    "dtype": lambda v: isinstance(v, str) and _SCALAR_DTYPE.fullmatch(v) is not None,
+    "base64": lambda v: isinstance(v, str) and len(v) <= 64,
+    "keys": lambda v: isinstance(v, list) and all(isinstance(k, str) and len(k) <= wire.MAX_STRING_CHARS for k in v),
+    "bitgen": lambda v: v in wire.BIT_GENERATORS,
+    "rngstate": lambda v: isinstance(v, dict),   # checked field by field by _generator
+}
+#: the kinds an answer from the kernel may hold, with their fields (wire.KINDS)
+_FROM_KERNEL = {kind: fields for kind, (direction, fields) in wire.KINDS.items() if direction != "to kernel"}
+
+
+def _check_node(node) -> str:
+    """The kind of ``node`` after checking it against :data:`helpers.grading.judge.wire.KINDS`: a kind that may come
+    from the kernel, no other field, every field of its type."""
+    if not isinstance(node, dict) or not isinstance(node.get("t"), str):
+        raise JudgeError("malformed answer (node)")
+    kind = node["t"]
+    fields = _FROM_KERNEL.get(kind)
+    if fields is None:
+        raise JudgeError(f"malformed answer (kind {kind[:40]!r})")
+    for name, value in node.items():
+        if name == "t":
+            continue
+        spec = fields.get(name)
+        if spec is None or not _FIELD_TYPES[spec.rstrip("?")](value):
+            raise JudgeError(f"malformed answer ({kind} node, field {name[:40]!r})")
+    missing = [name for name, spec in fields.items() if not spec.endswith("?") and name not in node]
+    if missing:
+        raise JudgeError(f"malformed answer ({kind} node without {missing[0]!r})")
+    return kind
+
+
 class _Decoder:
-    """Answers from the kernel: nothing but plain data is ever built from them."""
+    """Answers from the kernel: nothing but plain values is ever built from them.
+
+    Every node is checked against :data:`helpers.grading.judge.wire.KINDS` before anything is built from it;
+    an answer has at most :data:`~helpers.grading.judge.wire.MAX_NODES` nodes, nested at most
+    :data:`~helpers.grading.judge.wire.MAX_DEPTH` deep, and each array is built once, from at most
+    :data:`~helpers.grading.judge.wire.MAX_ARRAY_BYTES` of data whose size its header states exactly.
+    """
 
     def __init__(self, arrays: dict, axes=()):
-        if not isinstance(arrays, dict):
+        if not (isinstance(arrays, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in arrays.items())):
             raise JudgeError("malformed answer (arrays)")
         self.arrays = arrays
         self.axes = list(axes)
-        self._cache: dict[str, np.ndarray] = {}
+        self.nodes = 0
+        self._used: set[str] = set()
 
     def _array(self, key) -> np.ndarray:
-        if not isinstance(key, str) or key not in self.arrays or not isinstance(self.arrays[key], str):
+        """The array named ``key``, built from its ``.npy`` bytes (header read first, no pickle), once."""
+        if not isinstance(key, str) or key not in self.arrays:
             raise JudgeError("malformed answer (array reference)")
-        if key not in self._cache:
-            try:
-                a = np.load(io.BytesIO(base64.b64decode(self.arrays[key], validate=True)), allow_pickle=False)
-            except (ValueError, OSError, EOFError) as exc:
-                raise JudgeError(f"malformed answer (array: {exc})") from None
-            if not isinstance(a, np.ndarray) or a.dtype.hasobject:
-                raise JudgeError("malformed answer (array of objects)")
-            self._cache[key] = a
-        return self._cache[key].copy()
+        if key in self._used:  # each array is one value: an answer cannot make the grader copy it again and again
+            raise JudgeError("malformed answer (an array used twice)")
+        self._used.add(key)
+        text = self.arrays[key]
+        if len(text) > (wire.MAX_ARRAY_BYTES + 4096) * 4 // 3 + 4:
+            raise JudgeError("malformed answer (array too large)")
+        try:
+            raw = base64.b64decode(text, validate=True)
+            buf = io.BytesIO(raw)
+            version = np.lib.format.read_magic(buf)
+            read_header = {(1, 0): np.lib.format.read_array_header_1_0,
+                           (2, 0): np.lib.format.read_array_header_2_0}.get(version)
+            if read_header is None:
+                raise ValueError(f"version {version} of the .npy format")
+            shape, fortran, dtype = read_header(buf)  # a header of at most 10,000 bytes (NumPy's max_header_size)
+        except (ValueError, OSError, EOFError, TypeError, SyntaxError) as exc:
+            raise JudgeError(f"malformed answer (array: {str(exc)[:200]})") from None
+        if not all(type(n) is int and n >= 0 for n in shape):
+            raise JudgeError("malformed answer (array shape)")
+        if dtype.kind not in wire.ARRAY_KINDS or dtype.fields is not None or dtype.subdtype is not None:
+            raise JudgeError(f"malformed answer (array of {str(dtype)[:40]})")
+        count = 1
+        for n in shape:
+            count *= n
+        data = memoryview(raw)[buf.tell():]
+        if count * dtype.itemsize > wire.MAX_ARRAY_BYTES or len(data) != count * dtype.itemsize:
+            raise JudgeError("malformed answer (array size)")
+        return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C").copy()
 
-    def __call__(self, node, depth: int = 0):  # noqa: C901 - one branch per kind of value
-        if depth > 60 or not isinstance(node, dict) or not isinstance(node.get("t"), str):
-            raise JudgeError("malformed answer (node)")
-        t = node["t"]
+    def __call__(self, node, depth: int = 1):  # noqa: C901 - one branch per kind of value
+        self.nodes += 1
+        if self.nodes > wire.MAX_NODES:
+            raise JudgeError(f"malformed answer (more than {wire.MAX_NODES} nodes)")
+        if depth > wire.MAX_DEPTH:
+            raise JudgeError(f"malformed answer (nested more than {wire.MAX_DEPTH} deep)")
+        t = _check_node(node)
         v = node.get("v")
         if t == "none":
             return None
-        if t == "bool" and isinstance(v, bool):
+        if t in ("bool", "int", "str"):
             return v
-        if t == "int" and type(v) is int:
-            return v
-        if t == "float" and isinstance(v, (int, float)) and not isinstance(v, bool):
+        if t == "float":
             return float(v)
-        if t == "str" and isinstance(v, str):
-            return v
-        if t in ("list", "tuple", "set", "frozenset") and isinstance(v, list):
+        if t in ("list", "tuple", "set", "frozenset"):
             items = [self(x, depth + 1) for x in v]
             try:
                 return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[t](items)
             except TypeError:  # unhashable items in a set
                 raise JudgeError("malformed answer (set)") from None
-        if t == "dict" and isinstance(v, list):
+        if t == "dict":
             out = {}
-            for pair in v:
-                if not (isinstance(pair, list) and len(pair) == 2):
-                    raise JudgeError("malformed answer (dict)")
+            for key, value in v:
                 try:
-                    out[self(pair[0], depth + 1)] = self(pair[1], depth + 1)
+                    out[self(key, depth + 1)] = self(value, depth + 1)
                 except TypeError:
                     raise JudgeError("malformed answer (dict key)") from None
             return out
         if t == "array":
-            return self._array(node.get("k"))
-        if t == "npscalar" and "d" in node:
-            return _from_scalar(node)
+            return self._array(node["k"])
         if t == "npscalar":
-            a = self._array(node.get("k"))
+            if set(node) == {"t", "d", "b"}:
+                return _from_scalar(node)
+            if set(node) != {"t", "k"}:
+                raise JudgeError("malformed answer (scalar)")
+            a = self._array(node["k"])
             if a.ndim != 0:
                 raise JudgeError("malformed answer (scalar)")
             return a[()]
         if t == "rng":
-            try:
-                g = np.random.Generator(getattr(np.random, str(node.get("bit")))())
-                g.bit_generator.state = node.get("state")
-            except (AttributeError, TypeError, ValueError, KeyError):
-                return Opaque("numpy.random.Generator")
-            return g
+            return _generator(node["bit"], node["state"])
         if t == "kv":
-            if node.get("default") is True:
+            if node.get("default") is True and set(node) == {"t", "default"}:
                 from ...embeddings import load_default
                 return load_default()
-            keys = node.get("keys")
-            vectors = self._array(node.get("k"))
-            if not (isinstance(keys, list) and all(isinstance(k, str) for k in keys) and vectors.ndim == 2
-                    and len(keys) == vectors.shape[0]):
+            if set(node) != {"t", "keys", "k"}:
                 raise JudgeError("malformed answer (embedding)")
+            keys = node["keys"]
+            vectors = self._array(node["k"])
+            if not (vectors.ndim == 2 and vectors.dtype.kind == "f" and len(keys) == vectors.shape[0]
+                    and len(set(keys)) == len(keys)):
+                raise JudgeError("malformed answer (embedding)")
+            self.nodes += len(keys)
+            if self.nodes > wire.MAX_NODES:
+                raise JudgeError(f"malformed answer (more than {wire.MAX_NODES} nodes)")
             from gensim.models import KeyedVectors
             kv = KeyedVectors(vectors.shape[1], dtype=vectors.dtype)  # count=n would add n empty slots first
             kv.add_vectors(keys, vectors)
@@ -279,23 +422,24 @@ class _Decoder:
                 return self.axes[i]
             raise JudgeError("malformed answer (axes)")
         if t == "object":
-            fields = node.get("fields")
-            if not isinstance(fields, list):
-                raise JudgeError("malformed answer (object)")
             out = {}
-            for pair in fields:
-                if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)):
-                    raise JudgeError("malformed answer (object field)")
-                out[pair[0]] = self(pair[1], depth + 1)
+            for name, value in node["fields"]:
+                out[name] = self(value, depth + 1)
             items = node.get("items")
-            items = tuple(self(x, depth + 1) for x in items) if isinstance(items, list) else None
-            return Record(str(node.get("type", "object"))[:200], out, items)
-        if t in ("callable", "unsupported"):
-            return Opaque(str(node.get("type", "object"))[:200], str(node.get("name", ""))[:200])
-        raise JudgeError(f"malformed answer (kind {t[:40]!r})")
+            items = tuple(self(x, depth + 1) for x in items) if items is not None else None
+            return Record(node["type"], out, items)
+        if t == "callable":
+            return Opaque(node["type"], node["name"])
+        return Opaque(node["type"][:wire.MAX_NAME])  # unsupported
 
 
+#: the built-in exception classes, by name: a fixed table (an exception's name from the kernel is looked up here,
+#: never in a module)
+_BUILTIN_EXCEPTIONS = {name: cls for name, cls in vars(builtins).items()
+                       if isinstance(cls, type) and issubclass(cls, Exception)}
+#: classes made for the names of students' own exceptions, by (name, built-in base); at most _MAX_EXCEPTION_CLASSES
 _EXCEPTION_CLASSES: dict[tuple[str, str], type] = {}
+_MAX_EXCEPTION_CLASSES = 1024
 
 
 def _student_exception(info) -> BaseException:
@@ -305,24 +449,22 @@ def _student_exception(info) -> BaseException:
     base is the first built-in exception among the original's bases, so ``except ValueError`` and
     :func:`helpers.checks.explain` treat it as the kernel did.
     """
-    if not isinstance(info, dict):
+    mro = info.get("mro") if isinstance(info, dict) else None
+    if not (isinstance(info, dict) and set(info) == {"type", "mro", "message"} and isinstance(mro, list)
+            and len(mro) <= wire.MAX_MRO and all(isinstance(n, str) and len(n) <= wire.MAX_NAME for n in mro)
+            and isinstance(info["type"], str) and len(info["type"]) <= wire.MAX_NAME
+            and isinstance(info["message"], str)):
         return JudgeError("malformed answer (exception)")
-    name = str(info.get("type", "Exception"))[:200]
-    mro = [str(n) for n in info.get("mro", [])][:50] if isinstance(info.get("mro"), list) else []
-    message = str(info.get("message", ""))[:4000]
-    base = Exception
-    for n in [name, *mro]:
-        cls = getattr(builtins, n, None)
-        if isinstance(cls, type) and issubclass(cls, Exception):
-            base = cls
-            break
+    name, message = info["type"], info["message"][:wire.MAX_TEXT]
+    base = next((_BUILTIN_EXCEPTIONS[n] for n in [name, *mro] if n in _BUILTIN_EXCEPTIONS), Exception)
     if base.__name__ == name:
         cls = base
     else:
         cls = _EXCEPTION_CLASSES.get((name, base.__name__))
         if cls is None:
             cls = type(name if name.isidentifier() else "StudentError", (base,), {"__module__": "student"})
-            _EXCEPTION_CLASSES[(name, base.__name__)] = cls
+            if len(_EXCEPTION_CLASSES) < _MAX_EXCEPTION_CLASSES:
+                _EXCEPTION_CLASSES[(name, base.__name__)] = cls
     try:
         exc = cls(message)
     except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError needs five arguments
@@ -335,27 +477,40 @@ def _replay_axes(ax, drawn) -> None:
     from matplotlib.lines import Line2D
     from matplotlib.patches import Rectangle
 
-    if not isinstance(drawn, dict):
+    if not (isinstance(drawn, dict) and set(drawn) <= {"rectangles", "lines", "points", "xlabel", "ylabel", "title",
+                                                       "legend"}):
         raise JudgeError("malformed answer (drawing)")
 
+    def items(seq):
+        if not isinstance(seq, list) or len(seq) > wire.MAX_DRAWN:
+            raise JudgeError("malformed answer (drawing data)")
+        return seq
+
     def numbers(seq, n=None):
-        if not isinstance(seq, list) or (n is not None and len(seq) != n):
+        if not (isinstance(seq, list) and len(seq) <= wire.MAX_DRAWN and (n is None or len(seq) == n)
+                and all(type(v) in (int, float) for v in seq)):
             raise JudgeError("malformed answer (drawing data)")
         return [float(v) for v in seq]
 
-    for rect in drawn.get("rectangles", []):
+    def label(key):
+        value = drawn.get(key, "")
+        return _text(value, wire.MAX_STRING_CHARS, "drawing label")[:wire.MAX_TEXT]
+
+    for rect in items(drawn.get("rectangles", [])):
         x, y, w, h = numbers(rect, 4)
         ax.add_patch(Rectangle((x, y), w, h))
-    for line in drawn.get("lines", []):
+    for line in items(drawn.get("lines", [])):
         if not (isinstance(line, list) and len(line) == 2):
             raise JudgeError("malformed answer (line)")
         ax.add_line(Line2D(numbers(line[0]), numbers(line[1])))
-    for pts in drawn.get("points", []):
-        arr = np.asarray([numbers(p, 2) for p in pts], dtype=float).reshape(-1, 2)
+    for pts in items(drawn.get("points", [])):
+        arr = np.asarray([numbers(p, 2) for p in items(pts)], dtype=float).reshape(-1, 2)
         ax.scatter(arr[:, 0], arr[:, 1])
-    ax.set_xlabel(str(drawn.get("xlabel", ""))[:4000])
-    ax.set_ylabel(str(drawn.get("ylabel", ""))[:4000])
-    ax.set_title(str(drawn.get("title", ""))[:4000])
+    ax.set_xlabel(label("xlabel"))
+    ax.set_ylabel(label("ylabel"))
+    ax.set_title(label("title"))
     legend = drawn.get("legend")
-    if isinstance(legend, list) and legend:
-        ax.legend([Line2D([], [])] * len(legend), [str(t)[:4000] for t in legend])
+    if legend is not None:
+        texts = [_text(t, wire.MAX_STRING_CHARS, "legend")[:wire.MAX_TEXT] for t in items(legend)]
+        if texts:
+            ax.legend([Line2D([], [])] * len(texts), texts)

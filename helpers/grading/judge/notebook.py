@@ -19,10 +19,11 @@ from ..sandbox import package_dir
 from .api import NotebookProxy
 from .channel import _Channel
 from .errors import JudgeError, KernelGarbled, KernelStuck
+from .executor import Executor
 from .rules import _current
 from .stripped import _private_cache, stripped_package
 
-__all__ = ["Judge", "NotebookJudge", "judge_for", "load_cases", "submission_seed"]
+__all__ = ["Judge", "NotebookJudge", "judge_for", "load_cases", "submission_seed", "warnings_silenced"]
 
 # nbgrader's own hidden-test marker, refused in a graded notebook (those tests would run in the student's
 # kernel); spelled in two parts so that it never stands whole in a file of the package (the student bundle
@@ -51,7 +52,15 @@ SPURIOUS = ("Python itself raised an internal error while this cell was checked 
 
 
 class Judge(Configurable):
-    """Settings of the judge (``c.Judge.*`` in ``nbgrader_config.py`` or on the command line)."""
+    """Settings of the judge (``c.Judge.*`` in ``nbgrader_config.py`` or on the command line).
+
+    Where the hidden tests are, the grader's secret, and the time limit of one call of a student's function.
+
+    Parameters
+    ----------
+    **kwargs
+        The arguments of traitlets' ``Configurable`` (``config=``).
+    """
 
     tests_dir = Unicode("hidden_tests", help="The folder of the hidden-test modules, relative to the course "
                                              "root (never released).").tag(config=True)
@@ -64,6 +73,18 @@ class Judge(Configurable):
 
 def load_cases(path: Path) -> types.ModuleType:
     """The hidden-test module at ``path`` (imported afresh, under a private name).
+
+    Each call imports it again, so a changed file is read; the name holds a hash of the path.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        ``hidden_tests/<assignment>.py``.
+
+    Returns
+    -------
+    module
+        The module.
 
     Raises
     ------
@@ -105,6 +126,8 @@ def _secret(settings: Judge, root: Path) -> str:
 def submission_seed(secret: str, assignment: str, student: str) -> int:
     """The seed of one submission's hidden inputs: a hash of the grader's secret, the assignment and the student.
 
+    Different for every student and assignment, the same at every grading of the same submission.
+
     Parameters
     ----------
     secret, assignment, student : str
@@ -134,9 +157,28 @@ def _as_text(output):
 
 
 class NotebookJudge:
-    """The hidden tests of one assignment, judged for one notebook while nbgrader executes it (:func:`judge_for`)."""
+    """The hidden tests of one assignment, judged for one notebook while nbgrader executes it (:func:`judge_for`).
 
-    def __init__(self, executor, cases: types.ModuleType, path: Path, seed: int, overlays, timeout: float):
+    The executor calls :meth:`judge_cell` after each graded test cell has run in the kernel.
+
+    Parameters
+    ----------
+    executor : Executor or None
+        The notebook's executor (unused here: each cell's call passes it).
+    cases : module
+        The hidden-test module (:func:`load_cases`).
+    path : pathlib.Path
+        Its file, for messages.
+    seed : int
+        This submission's seed (:func:`submission_seed`).
+    overlays : tuple
+        ``((copy, package folder),)``: the stripped package bound over the course's in the sandbox.
+    timeout : float
+        Seconds one call of the student's code may take.
+    """
+
+    def __init__(self, executor: Executor | None, cases: types.ModuleType, path: Path, seed: int, overlays,
+                 timeout: float):
         self.cases = cases
         self.path = path
         self.seed = seed
@@ -149,13 +191,22 @@ class NotebookJudge:
         ok = isinstance(func, types.FunctionType) and func.__module__ == self.cases.__name__
         return func if ok else None
 
-    def judge_cell(self, executor, cell, index: int) -> None:
+    def judge_cell(self, executor: Executor, cell, index: int) -> None:
         """Judge a graded test cell that has just run in the kernel; write its verdict into its outputs.
 
         Nothing else is changed. The cell keeps what the kernel printed (as plain text) and any error
         of its visible checks (which fails it: the kernel can lose points, never earn them); when the
         visible checks passed, the hidden tests run here, and a failure adds an error output with
         their message.
+
+        Parameters
+        ----------
+        executor : Executor
+            The notebook's executor (its kernel, notebook, time budget and recovery).
+        cell : nbformat.NotebookNode
+            The cell (other cells than graded test cells are left alone).
+        index : int
+            Its index in the notebook.
         """
         if cell.cell_type != "code" or not is_grade(cell) or is_solution(cell):
             return
@@ -204,14 +255,22 @@ class NotebookJudge:
 
 @contextlib.contextmanager
 def warnings_silenced():
-    """The hidden tests' own NumPy and Python warnings stay out of the grader's log."""
+    """The hidden tests' own NumPy and Python warnings stay out of the grader's log.
+
+    A context manager around each cell's hidden tests.
+
+    Yields
+    ------
+    None
+        The block runs inside it.
+    """
     import warnings
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         yield
 
 
-def judge_for(executor, nb, resources) -> NotebookJudge | None:
+def judge_for(executor: Executor, nb, resources) -> NotebookJudge | None:
     """The judge of the notebook nbgrader is about to execute (None outside autograding).
 
     There is no switch to turn it off: without it the visible checks alone would decide.
@@ -223,11 +282,12 @@ def judge_for(executor, nb, resources) -> NotebookJudge | None:
     nb : nbformat.NotebookNode
         The notebook.
     resources : dict
-        nbgrader's resources (``resources["nbgrader"]`` names the assignment and the student).
+        The resources nbgrader passes (``resources["nbgrader"]`` names the assignment and the student).
 
     Returns
     -------
-    Judge or None
+    NotebookJudge or None
+        The judge of this notebook; None when nbgrader names no assignment.
 
     Raises
     ------

@@ -229,6 +229,22 @@ def check_not_using(func, *names: str, what: str | None = None, hint: str = ""):
     part (a name, an attribute, or a string as in ``getattr(stats, "...")``) or a name the notebook bound to it
     (``from scipy.stats import false_discovery_control as fdc``, ``fdc = stats.false_discovery_control``).
     Like every rule that reads code, it misses a function hidden well enough.
+
+    Parameters
+    ----------
+    func : object
+        The student's function as the notebook proxy gives it (its ``name`` is read).
+    *names : str
+        The dotted names of the library functions it may not use.
+    what : str, optional
+        How the message names the function (default: its name in backticks).
+    hint : str
+        A sentence added to the message: what to write instead.
+
+    Raises
+    ------
+    AssertionError
+        When the code uses one of ``names``; the message says which, and under what name.
     """
     name = _name_of(func)
     label = what or f"`{name}`"

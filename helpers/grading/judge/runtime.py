@@ -8,7 +8,8 @@ not answer, as an execute request whose reply carries the answer (``user_express
 nothing and is trusted with nothing: it never sees an expected value, and whatever it answers is
 only a value to judge (a student's code can change what it answers, not what the answer earns).
 
-Plain data, both ways: JSON trees whose nodes carry their type (``{"t": "float", "v": 0.5}``), NumPy
+Plain data, both ways, in the format and within the limits of :mod:`helpers.grading.judge.wire` (whose text is
+sent to the kernel before this one): JSON trees whose nodes carry their type (``{"t": "float", "v": 0.5}``), NumPy
 arrays as ``.npy`` bytes (base64) loaded without pickle, NumPy numbers (bool, integer, float, complex) as
 their dtype and bytes, exceptions as their class names and text.
 Arguments the kernel must build itself are markers: the default embedding, a small embedding, a
@@ -25,9 +26,10 @@ import sys as _sys
 import time as _time
 import warnings as _warnings
 
-MAX_ITEMS = 100_000     # nodes of one answer, beyond which the rest is described, not sent
-MAX_ARRAY_BYTES = 64 * 1024 * 1024
-MAX_TEXT = 4000
+if "KINDS" not in globals():  # imported as a module (tests, linters): in the kernel wire.py's text comes first
+    from helpers.grading.judge.wire import (BIT_GENERATORS, MAX_ANSWER_CHARS, MAX_ARRAY_BYTES, MAX_DEPTH,
+                                            MAX_DRAWN, MAX_MRO, MAX_NAME, MAX_NODES, MAX_STRING_CHARS, MAX_TEXT)
+
 PROGRESS_EVERY = 1.0    # seconds between two progress messages of a map request (none when its calls are quick)
 
 
@@ -74,7 +76,9 @@ class _Decoder:
             return self.array(node["k"])[()]
         if t == "rng":
             np = _np()
-            g = np.random.Generator(getattr(np.random, node["bit"])())
+            if node["bit"] not in BIT_GENERATORS:
+                raise TypeError(f"unknown bit generator {str(node['bit'])[:MAX_NAME]!r}")
+            g = np.random.Generator({"PCG64": np.random.PCG64, "PCG64DXSM": np.random.PCG64DXSM}[node["bit"]]())
             g.bit_generator.state = node["state"]
             return g
         if t == "kv":
@@ -109,23 +113,35 @@ class _Encoder:
     def __init__(self, axes=()):
         self.arrays = {}
         self.items = 0
+        self.chars = 0  # characters of the arrays so far (an answer holds at most MAX_ANSWER_CHARS)
         self.axes = [ax for ax, _ in axes]
 
     def array(self, a):
         np = _np()
-        if a.dtype.hasobject:
-            return {"t": "unsupported", "type": "numpy.ndarray of Python objects"}
-        if a.nbytes > MAX_ARRAY_BYTES:
+        if a.dtype.kind not in "biufcmMUS" or a.dtype.fields is not None or a.dtype.subdtype is not None:
+            return {"t": "unsupported", "type": f"numpy.ndarray of {str(a.dtype)[:MAX_NAME]}"}
+        if a.nbytes > MAX_ARRAY_BYTES or self.chars + a.nbytes * 4 // 3 > MAX_ANSWER_CHARS:
             return {"t": "unsupported", "type": f"numpy.ndarray of {a.nbytes} bytes (too large)"}
         buf = _io.BytesIO()
         np.save(buf, a if a.flags.c_contiguous else a.copy(order="C"), allow_pickle=False)
         key = f"a{len(self.arrays)}"
         self.arrays[key] = _b64.b64encode(buf.getvalue()).decode("ascii")
+        self.chars += len(self.arrays[key])
         return key
 
-    def __call__(self, x, depth=0):
+    def __call__(self, x, depth=1):
+        if depth > 1:
+            return self._encode(x, depth)
+        before = self.items  # a whole value: within the answer's budget of nodes, or one node saying it is not
+        node = self._encode(x, depth)
+        if self.items > MAX_NODES:
+            self.items = before + 1
+            return {"t": "unsupported", "type": "(too large)"}
+        return node
+
+    def _encode(self, x, depth):
         self.items += 1
-        if self.items > MAX_ITEMS or depth > 40:
+        if self.items > MAX_NODES or depth >= MAX_DEPTH:
             return {"t": "unsupported", "type": "(too large or too deep)"}
         np = _np() if "numpy" in _sys.modules else None
         if x is None:
@@ -137,13 +153,14 @@ class _Encoder:
                 return {"t": "unsupported", "type": type(x).__name__}
             if x.dtype.kind in "biufc" and x.dtype.fields is None:
                 return {"t": "npscalar", "d": x.dtype.str, "b": _b64.b64encode(x.tobytes()).decode("ascii")}
-            return {"t": "npscalar", "k": self.array(np.asarray(x))}
+            key = self.array(np.asarray(x))
+            return key if isinstance(key, dict) else {"t": "npscalar", "k": key}
         if type(x) is int:
             return {"t": "int", "v": int(x)}
         if type(x) is float:
             return {"t": "float", "v": float(x)}
         if type(x) is str:
-            return {"t": "str", "v": str(x)[:1_000_000]}
+            return {"t": "str", "v": str(x)[:MAX_STRING_CHARS]}
         if np is not None and isinstance(x, np.ndarray):
             key = self.array(x)
             return key if isinstance(key, dict) else {"t": "array", "k": key}
@@ -153,8 +170,9 @@ class _Encoder:
         if type(x) is dict:
             return {"t": "dict", "v": [[self(k, depth + 1), self(v, depth + 1)] for k, v in x.items()]}
         if np is not None and isinstance(x, np.random.Generator):
-            state = x.bit_generator.state
-            return {"t": "rng", "bit": type(x.bit_generator).__name__, "state": state}
+            if type(x.bit_generator).__name__ not in BIT_GENERATORS:
+                return {"t": "unsupported", "type": f"Generator({type(x.bit_generator).__name__[:MAX_NAME]})"}
+            return {"t": "rng", "bit": type(x.bit_generator).__name__, "state": x.bit_generator.state}
         if "matplotlib" in _sys.modules:
             from matplotlib.axes import Axes
             if isinstance(x, Axes):
@@ -168,24 +186,27 @@ class _Encoder:
                 emb = _sys.modules.get("helpers.embeddings")
                 if emb is not None and getattr(emb, "_DEFAULT_CACHE", None) is x:
                     return {"t": "kv", "default": True}
-                if len(x) > 50_000:
+                if len(x) > MAX_NODES:
                     return {"t": "unsupported", "type": "KeyedVectors (too large)"}
-                return {"t": "kv", "keys": [str(k) for k in x.index_to_key], "k": self.array(x.vectors)}
+                key = self.array(x.vectors)
+                if isinstance(key, dict):
+                    return key
+                return {"t": "kv", "keys": [str(k)[:MAX_STRING_CHARS] for k in x.index_to_key], "k": key}
         if isinstance(x, tuple) and hasattr(type(x), "_fields"):
-            return {"t": "object", "type": type(x).__name__,
-                    "fields": [[str(f), self(getattr(x, f), depth + 1)] for f in type(x)._fields],
+            return {"t": "object", "type": type(x).__name__[:MAX_NAME],
+                    "fields": [[str(f)[:MAX_NAME], self(getattr(x, f), depth + 1)] for f in type(x)._fields],
                     "items": [self(v, depth + 1) for v in x]}
         if _dataclasses.is_dataclass(x) and not isinstance(x, type):
-            return {"t": "object", "type": type(x).__name__,
-                    "fields": [[f.name, self(getattr(x, f.name), depth + 1)] for f in _dataclasses.fields(x)]}
+            return {"t": "object", "type": type(x).__name__[:MAX_NAME],
+                    "fields": [[f.name[:MAX_NAME], self(getattr(x, f.name), depth + 1)] for f in _dataclasses.fields(x)]}
         if callable(x):
-            return {"t": "callable", "type": type(x).__name__, "name": str(getattr(x, "__name__", ""))[:200]}
+            return {"t": "callable", "type": type(x).__name__[:MAX_NAME], "name": str(getattr(x, "__name__", ""))[:MAX_NAME]}
         fields = getattr(x, "__dict__", None)
         if isinstance(fields, dict) and not isinstance(x, type):
-            return {"t": "object", "type": type(x).__name__,
-                    "fields": [[str(k), self(v, depth + 1)] for k, v in list(fields.items())[:200]
+            return {"t": "object", "type": type(x).__name__[:MAX_NAME],
+                    "fields": [[k[:MAX_NAME], self(v, depth + 1)] for k, v in list(fields.items())[:200]
                                if isinstance(k, str) and not k.startswith("_")]}
-        return {"t": "unsupported", "type": type(x).__name__}
+        return {"t": "unsupported", "type": type(x).__name__[:MAX_NAME]}
 
 
 def _describe_axes(ax):
@@ -193,21 +214,22 @@ def _describe_axes(ax):
     np = _np()
     from matplotlib.patches import Rectangle
     enc = []
-    for p in ax.patches:
+    for p in ax.patches[:MAX_DRAWN]:
         if isinstance(p, Rectangle):
             enc.append([float(p.get_x()), float(p.get_y()), float(p.get_width()), float(p.get_height())])
-    lines = [[np.asarray(line.get_xdata(), dtype=float).tolist(), np.asarray(line.get_ydata(), dtype=float).tolist()]
-             for line in ax.lines]
+    lines = [[np.asarray(line.get_xdata(), dtype=float)[:MAX_DRAWN].tolist(),
+              np.asarray(line.get_ydata(), dtype=float)[:MAX_DRAWN].tolist()] for line in ax.lines[:MAX_DRAWN]]
     points = []
-    for c in ax.collections:
+    for c in ax.collections[:MAX_DRAWN]:
         try:
-            points.append(np.asarray(c.get_offsets(), dtype=float).tolist())
+            points.append(np.asarray(c.get_offsets(), dtype=float)[:MAX_DRAWN].tolist())
         except (TypeError, ValueError):
             continue
     legend = ax.get_legend()
     return {"rectangles": enc, "lines": lines, "points": points, "xlabel": str(ax.get_xlabel())[:MAX_TEXT],
             "ylabel": str(ax.get_ylabel())[:MAX_TEXT], "title": str(ax.get_title())[:MAX_TEXT],
-            "legend": [str(t.get_text())[:MAX_TEXT] for t in legend.get_texts()] if legend is not None else None}
+            "legend": [str(t.get_text())[:MAX_TEXT] for t in legend.get_texts()][:MAX_DRAWN]
+            if legend is not None else None}
 
 
 def _exception(exc):
@@ -215,7 +237,7 @@ def _exception(exc):
         text = str(exc)
     except Exception:  # noqa: BLE001 - a student's exception whose __str__ fails
         text = "(its message could not be read)"
-    return {"type": type(exc).__name__[:200], "mro": [c.__name__[:200] for c in type(exc).__mro__][:50],
+    return {"type": type(exc).__name__[:MAX_NAME], "mro": [c.__name__[:MAX_NAME] for c in type(exc).__mro__][:MAX_MRO],
             "message": text[:MAX_TEXT]}
 
 
@@ -263,8 +285,7 @@ def _call(name, req, enc=None):
         answer["raised"] = _exception(exc)
         result = None
     shared = enc is not None
-    enc = enc if shared else _Encoder(dec.axes)
-    enc.items = 0  # each answer has the whole budget of nodes
+    enc = enc if shared else _Encoder(dec.axes)  # a map request's answers share one budget of nodes
     if "raised" not in answer:
         answer["value"] = enc(result)
     if req.get("args_after"):
@@ -315,4 +336,9 @@ def serve(request, progress=None):
         raise
     except BaseException as exc:  # noqa: BLE001 - the judge reads what went wrong
         answer = {"failed": _exception(exc)}
-    return _json.dumps(answer)
+    text = _json.dumps(answer)
+    if len(text) > MAX_ANSWER_CHARS:  # the judge reads no more: say so instead
+        text = _json.dumps({"failed": {"type": "AnswerTooLarge", "mro": ["AnswerTooLarge"],
+                                       "message": f"an answer of {len(text)} characters (the judge reads at most "
+                                                  f"{MAX_ANSWER_CHARS})"}})
+    return text

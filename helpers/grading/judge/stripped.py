@@ -65,6 +65,9 @@ def _private_cache() -> Path:
 def stripped_package(references: dict, cache_dir) -> Path:
     """A copy of the course package in which the functions ``references`` raise instead of computing.
 
+    Made once per distinct ``references`` and package content, compiled, and renamed into place whole (so
+    two workers never see half a copy); the judged kernel sees it read-only over the package's folder.
+
     Parameters
     ----------
     references : dict
