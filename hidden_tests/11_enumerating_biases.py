@@ -1,4 +1,4 @@
-"""Hidden tests of 11_enumerating_biases: judged in the grader's process, never released (helpers/grading/judge.py).
+"""Hidden tests of 11_enumerating_biases: judged in the grader's process, never released (helpers/grading/judge/).
 
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function (a proxy: calls run in the student's kernel on plain data), ``seed`` this
