@@ -45,7 +45,7 @@ _SEEN_MUTANTS: dict = {}                   # assignment -> (mutants shown to los
 LONG_GROUPS = ["assignment-11_enumerating_biases", "tests/test_grading.py", "tests/test_grading_damage.py",
                "tests/test_hub.py", "tests/test_site.py", "tests/test_portability.py", "tests/test_grading_behaviour.py",
                "tests/test_adversarial.py", "tests/test_cluster.py", "assignment-05_permutation_tests",
-               "tests/test_sandbox.py", "tests/test_term_run.py", "tests/test_term.py", "tests/test_wire.py", "tests/test_sourcecode.py", "tests/test_sandbox_edges.py", "tests/test_instructor_commands.py", "assignment-04_effect_size", "assignment-12_bias_from_corpora",
+               "tests/test_sandbox.py", "tests/test_term_run.py", "tests/test_term.py", "tests/test_wire.py", "tests/test_sandbox_edges.py", "tests/test_instructor_commands.py", "assignment-04_effect_size", "assignment-12_bias_from_corpora",
                "assignment-08_debiasing", "assignment-07_wefat", "tests/test_student_lab.py",
                "assignment-09_generalised_weat", "tests/test_cli.py", "assignment-03_differential_association",
                "assignment-06_table1", "assignment-02_association", "assignment-10_lexicon_weat",
