@@ -10,7 +10,8 @@
    round trip of ``01_cosine`` run in the sandbox as in the checkout. A clone under ``/tmp`` is the same case:
    this copy lives under pytest's temporary folder.
 3. **Debian's Python** (``COURSE_TEST_HUB_ENV``, the course environment that ``.ci/run`` builds from
-   ``/usr/bin/python3`` for the hub): the science library's tests run under it as well.
+   ``/usr/bin/python3`` for the hub): the science library's tests and the round trip of ``01_cosine`` run under
+   it as well.
 
 Needs nbval (1), bubblewrap (2; required when ``COURSE_TEST_SANDBOX_REQUIRED=1``) and the hub's environment
 (3; required when ``COURSE_TEST_HUB_REQUIRED=1``).
@@ -101,7 +102,7 @@ def test_the_course_works_from_a_folder_with_a_space_through_a_symlink_without_g
     assert res.returncode == 0 and re.search(r"^2 passed\b", res.stdout, re.M), res.stdout[-4000:] + res.stderr[-2000:]
 
 
-def test_the_science_library_under_debians_python(tmp_path):
+def test_the_science_library_and_a_round_trip_under_debians_python(tmp_path):
     hub_env = os.environ.get("COURSE_TEST_HUB_ENV")
     if not hub_env:
         _required("COURSE_TEST_HUB_REQUIRED", "COURSE_TEST_HUB_ENV names no environment built from Debian's Python "
@@ -117,3 +118,8 @@ def test_the_science_library_under_debians_python(tmp_path):
                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True)
     assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-2000:]
     print(f"\nDebian's Python {probe.stdout.strip()}: {res.stdout.strip().splitlines()[-1]}")
+    # and one notebook's round trip: released, submitted by three students, autograded in the sandbox
+    trip = subprocess.run([str(python), "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-q",
+                           "--assignment", "01_cosine", "tests/test_notebooks.py::test_round_trip_solutions_get_full_marks"],
+                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True)
+    assert trip.returncode == 0 and re.search(r"^1 passed\b", trip.stdout, re.M), trip.stdout[-4000:] + trip.stderr[-2000:]
