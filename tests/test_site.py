@@ -582,8 +582,11 @@ def browser():
         yield b
 
 
-def _context(browser, root: Path, **kw):
-    """A browser context that records every request, and refuses (and records) any outside ``root``."""
+def _context(browser, root: Path, *, without: tuple[str, ...] = (), **kw):
+    """A browser context that records every request, and refuses (and records) any outside ``root``.
+
+    ``without``: file names of the site (e.g. ``"course.js"``) the context refuses silently, for the
+    controls that show a feature fails without the file that provides it."""
     context = browser.new_context(**kw)
     context.set_default_timeout(PAGE_TIMEOUT_MS)
     context.outside = []
@@ -591,7 +594,9 @@ def _context(browser, root: Path, **kw):
 
     def _route(route):
         url = route.request.url
-        if url.startswith(inside):
+        if url.startswith(inside) and url.split("?")[0].rsplit("/", 1)[-1] in without:
+            route.abort()
+        elif url.startswith(inside):
             route.continue_()
         else:
             context.outside.append(url)
@@ -705,6 +710,68 @@ def test_pages_fit_a_phone_screen(self_study, browser):
     assert not context.outside, context.outside
     context.close()
     assert not wide, f"pages wider than a 390 px phone screen: {wide}"
+
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+
+
+def _tap_sidebar_buttons(page, path: Path) -> dict:
+    """Open ``path``, tap the visible ☰ and then the visible contents button, as a reader on a phone does;
+    what each tap showed: the links visible in the chapter menu and in the page contents."""
+    _open(page, path)
+    seen = {}
+    for side, dialog in (("primary", "#pst-primary-sidebar-modal"), ("secondary", "#pst-secondary-sidebar-modal")):
+        button = page.locator(f".{side}-toggle").locator("visible=true")
+        assert button.count() == 1, f"{path.name}: {button.count()} visible {side} toggles at phone width"
+        button.first.tap()
+        page.wait_for_timeout(300)
+        links = page.locator(f"{dialog}[open] a").locator("visible=true")
+        seen[side] = links.evaluate_all("els => els.map(a => [a.getAttribute('href'), a.innerText.replace(/\\s+/g, ' ')])")
+        if seen[side]:
+            page.keyboard.press("Escape")
+            page.locator(f"{dialog}[open]").wait_for(state="detached")
+    return seen
+
+
+def test_the_menu_and_the_page_contents_open_on_a_phone(self_study, browser):
+    """At 390 px, tapping ☰ shows the chapter list and tapping the contents button shows the page's sections
+    (the themes wire a hidden button, pydata-sphinx-theme#2451 and sphinx-book-theme#988; ``course.js``
+    passes the visible buttons' taps on). The control: the same taps with ``course.js`` refused show nothing."""
+    out, chapter = self_study["out"], ASSIGNMENTS[0]
+    context = _context(browser, out, **PHONE)
+    page = context.new_page()
+    seen = _tap_sidebar_buttons(page, out / f"{chapter}.html")
+    nb = nbt.read_nb(EXECUTED / f"{chapter}.ipynb")
+    first_section = next(re.sub(r"[`*$]", "", ln[3:]).strip() for c in nb.cells if c.cell_type == "markdown"
+                         for ln in c.source.splitlines() if ln.startswith("## "))
+    hrefs = {h.split("#")[0] or f"{chapter}.html" for h, _ in seen["primary"]}  # the page itself: "#"
+    assert {f"{a}.html" for a in ASSIGNMENTS} <= hrefs, f"the chapter menu shows {sorted(hrefs)}"
+    assert any(first_section[:20] in t for _, t in seen["secondary"]), (first_section, seen["secondary"])
+    page.screenshot(path=str(ARTIFACTS / "phone-menu.png"))
+    assert not context.outside, context.outside
+    context.close()
+    control = _context(browser, out, without=("course.js",), **PHONE)
+    broken = _tap_sidebar_buttons(control.new_page(), out / f"{chapter}.html")
+    control.close()
+    assert broken == {"primary": [], "secondary": []}, f"the taps worked without course.js: {broken}"
+
+
+def test_the_menu_button_folds_the_sidebar_on_a_wide_screen(class_edition, browser):
+    """At 1280 px the ☰ of the article's header hides the chapter list and shows it again."""
+    out = class_edition["out"]
+    context = _context(browser, out, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    _open(page, out / f"{ASSIGNMENTS[0]}.html")
+    sidebar = page.locator("#pst-primary-sidebar")
+    assert sidebar.is_visible()
+    page.locator(".primary-toggle").locator("visible=true").first.click()
+    page.wait_for_function("() => getComputedStyle(document.querySelector('#pst-primary-sidebar')).visibility "
+                           "=== 'hidden'")
+    page.locator(".primary-toggle").locator("visible=true").first.click()
+    page.wait_for_function("() => getComputedStyle(document.querySelector('#pst-primary-sidebar')).visibility "
+                           "=== 'visible'")
+    assert not context.outside, context.outside
+    context.close()
 
 
 def test_a_chapter_reads_without_javascript(self_study, browser):
