@@ -41,7 +41,7 @@ from .mathjax import MathJaxMissing
 from .mathjax import mathjax_dir as _mathjax_dir
 
 __all__ = ["EDITIONS", "build_site", "execute_notebooks", "stale_executed", "self_study_notebook", "merge_streams",
-           "class_notebook", "strip_region", "describe_figure", "install_alt_text_hook", "mathjax_dir",
+           "class_notebook", "strip_region", "link_terms", "describe_figure", "install_alt_text_hook", "mathjax_dir",
            "SiteError"]
 
 EDITIONS = ("self-study", "class")
@@ -319,8 +319,96 @@ def _categories(axis) -> list[str]:
     return labels if labels and not all(numeric.match(t) for t in labels) else []
 
 
-def describe_figure(fig, limit: int = 700) -> str:
-    """A text alternative for a matplotlib figure: what kind of chart each panel is, its title, its axes, its legend.
+def _num(value: float) -> str:
+    """A number as a figure's summary gives it: three significant digits (no more than any machine
+    reproduces), thousands separated."""
+    value = float(value)
+    if abs(value) >= 1000:
+        return f"{round(value):,}"
+    return f"{value:.3g}"
+
+
+def _range(values) -> str:
+    import numpy as np
+
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    lo, hi = (values.min(), values.max()) if values.size else (0.0, 0.0)
+    return f"{_num(lo)}" if lo == hi else f"from {_num(lo)} to {_num(hi)}"
+
+
+def _summary(ax) -> str:
+    """What one panel shows, in numbers: how many values, bars or points, their range, the observed lines."""
+    import numpy as np
+    from matplotlib.collections import PathCollection
+    from matplotlib.container import BarContainer
+
+    parts = []
+    if ax.images:
+        data = np.asarray(ax.images[0].get_array(), float)
+        rows, cols = data.shape[:2]
+        parts.append(f"a {rows} × {cols} heat map of values {_range(data)}")
+    for bars in (c for c in ax.containers if isinstance(c, BarContainer)):
+        rects = list(bars.patches)
+        if not rects:
+            continue
+        horizontal = getattr(bars, "orientation", "vertical") == "horizontal"
+        values = np.array([r.get_width() if horizontal else r.get_height() for r in rects], float)
+        starts = np.array([r.get_y() if horizontal else r.get_x() for r in rects], float)
+        widths = np.array([r.get_height() if horizontal else r.get_width() for r in rects], float)
+        if len(rects) >= 5 and not horizontal and np.allclose(starts[:-1] + widths[:-1], starts[1:]) \
+                and np.all(values >= 0):
+            parts.append(f"a histogram of {_num(values.sum())} values {_range([starts[0], starts[-1] + widths[-1]])}"
+                         f", most between {_num(starts[values.argmax()])} and "
+                         f"{_num(starts[values.argmax()] + widths[values.argmax()])}")
+        else:
+            text = f"{len(rects)} {'horizontal ' if horizontal else ''}bars of values {_range(values)}"
+            names = _categories(ax.yaxis if horizontal else ax.xaxis)
+            ticks = ax.get_yticks() if horizontal else ax.get_xticks()
+            centres = starts + widths / 2
+            if names and len(names) == len(ticks) and len(rects) > 2:
+                def name(i):
+                    return names[int(np.argmin(np.abs(np.asarray(ticks, float) - centres[i])))]
+                hi, lo = int(values.argmax()), int(values.argmin())
+                text += f" (highest {name(hi)}: {_num(values[hi])}; lowest {name(lo)}: {_num(values[lo])})"
+            parts.append(text)
+    points = [c.get_offsets() for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())]
+    if points:
+        xy = np.asarray(np.concatenate([np.asarray(p, float) for p in points]), float)
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        text = f"{len(xy):,} points"
+        if _categories(ax.yaxis) and len(xy):
+            text += f" at values {_range(xy[:, 0])}"
+        elif len(xy) >= 3 and np.ptp(xy[:, 0]) > 0 and np.ptp(xy[:, 1]) > 0 and not _categories(ax.yaxis):
+            text += f", horizontal {_range(xy[:, 0])}, vertical {_range(xy[:, 1])}, Pearson r = " \
+                    f"{np.corrcoef(xy[:, 0], xy[:, 1])[0, 1]:.2f}"
+        parts.append(text)
+    curves = [ln for ln in ax.lines if len(ln.get_xdata()) > 2]
+    if curves:
+        ys = np.concatenate([np.asarray(ln.get_ydata(), float) for ln in curves])
+        parts.append(f"{len(curves)} line{'s' * (len(curves) > 1)} of values {_range(ys)}")
+    marks = []
+    for ln in ax.lines:
+        x, y = np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)
+        label = ln.get_label() if not ln.get_label().startswith("_") else ""
+        if len(x) == 2 and x[0] == x[1] and ln.get_transform() is not None and label:
+            marks.append(f"a vertical line at {_num(x[0])} ({label})" if len(label) < 60 else
+                         f"a vertical line at {_num(x[0])}")
+    parts += marks[:3]
+    return ", ".join(parts) or "no data"
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at the end of a clause ("; " or ". "), never inside a value."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind("; ", 0, limit - 5), text.rfind(". ", 0, limit - 5))
+    return (text[:cut] if cut > 0 else text[: limit - 5].rsplit(" ", 1)[0].rstrip(",;")) + "; ..."
+
+
+def describe_figure(fig, limit: int = 900) -> str:
+    """A text alternative for a matplotlib figure: one short sentence of what it shows, in numbers, then what
+    kind of chart each panel is, its title, its axes, its legend.
 
     Used as the ``alt`` text of the figures of the site's chapters (the executed notebooks store it
     in each figure output's metadata, :func:`install_alt_text_hook`).
@@ -329,13 +417,14 @@ def describe_figure(fig, limit: int = 700) -> str:
     ----------
     fig : matplotlib.figure.Figure
     limit : int
-        Longest text returned, in characters (a longer one is cut at a word and ends with "...").
+        Longest text returned, in characters (a longer one is cut at the end of a clause, never inside a
+        value, and ends with "...").
 
     Returns
     -------
     str
-        For example ``'Figure: "Lengths of the vectors", 100 bars; horizontal axis: length;
-        vertical axis: number of words.'``
+        For example ``'Shows a histogram of 1,000 values from 0 to 5, most between 1 and 1.05. Figure:
+        "Lengths of the vectors", 100 bars; horizontal axis: length; vertical axis: number of words.'``
 
     Examples
     --------
@@ -347,7 +436,7 @@ def describe_figure(fig, limit: int = 700) -> str:
     >>> _ = ax.set(title="Association", xlabel="% women", ylabel="s(w, A, B)")
     >>> _ = ax.legend()
     >>> describe_figure(fig)
-    'Figure: "Association", a scatter plot of 3 points; horizontal axis: % women; vertical axis: s(w, A, B); legend: words.'
+    'Shows 3 points, horizontal from 1 to 3, vertical from 1 to 3, Pearson r = -0.50. Figure: "Association", a scatter plot of 3 points; horizontal axis: % women; vertical axis: s(w, A, B); legend: words.'
     >>> plt.close(fig)
     """
     axes = [ax for ax in fig.axes if ax.get_visible() and not _is_colorbar(ax)]
@@ -379,9 +468,16 @@ def describe_figure(fig, limit: int = 700) -> str:
     else:
         text = (f"Figure of {len(panels)} panels" + (f' "{sup}"' if sup else "") + ". "
                 + " ".join(f"Panel {k}: {p}." for k, p in enumerate(panels, 1)))
-    if len(text) > limit:
-        text = text[: limit - 3].rsplit(" ", 1)[0] + "..."
-    return text
+    summaries = [_summary(ax) for ax in axes]
+    if len(summaries) == 1:
+        first = f"Shows {summaries[0]}."
+    elif summaries:
+        first = f"Shows {len(summaries)} panels: " + "; ".join(f"({k}) {t}" for k, t in enumerate(summaries, 1)) + "."
+    else:
+        first = ""
+    if len(first) > limit // 2:
+        first = _clip(first, limit // 2)
+    return _clip((first + " " + text).strip(), limit)
 
 
 def install_alt_text_hook() -> None:
@@ -568,16 +664,114 @@ def _course_map(students_md: str, chapters: list[str]) -> tuple[str, dict]:
     return "\n".join(lines), {"notebooks": n, "points": points, "minutes": minutes}
 
 
+_ENTRY = re.compile(r"^- \*\*(?P<term>.+?)\*\* \[(?P<where>[^\]]+)\]:\s*(?P<text>.*)$")
+
+
+def _glossary_entries(glossary_md: str) -> list[dict]:
+    """The entries of ``docs/GLOSSARY.md`` (``- **Term** [NN]: definition``, continued on lines indented
+    by two spaces): ``term`` (Markdown), ``key`` (the term without ``$``, how Sphinx's ``{term}`` role
+    finds it), ``where`` (the bracket's text) and ``text`` (the definition, its lines joined by newlines)."""
+    entries = []
+    for line in glossary_md.splitlines():
+        m = _ENTRY.match(line)
+        if m:
+            entries.append({"term": m["term"], "key": m["term"].replace("$", ""), "where": m["where"],
+                            "text": m["text"]})
+        elif entries and line.startswith("  ") and line.strip():
+            entries[-1]["text"] += "\n" + line.strip()
+    return entries
+
+
 def _glossary(glossary_md: str, chapters: list[str]) -> str:
-    """``docs/GLOSSARY.md`` with each ``[NN]`` (the notebook where a word is introduced) linked to its chapter."""
+    """``docs/GLOSSARY.md`` as a Sphinx glossary: an anchor per term (``glossary.html#term-...``, what the
+    chapters' first uses link to), sorted, each ``[NN]`` (the notebook where a word is introduced) a
+    link that reads "notebook NN"."""
     by_number = {c[:2]: c for c in chapters}
 
-    def link(m):
-        return re.sub(r"\d\d", lambda k: f"[{k.group(0)}]({by_number[k.group(0)]}.ipynb)"
-                      if k.group(0) in by_number else k.group(0), m.group(0))
+    def where(text):
+        return re.sub(r"\d\d", lambda k: f"[notebook {k.group(0)}]({by_number[k.group(0)]}.ipynb)"
+                      if k.group(0) in by_number else f"notebook {k.group(0)}", text)
 
-    return "\n".join(re.sub(r"(?<=\*\*) \[[\d ,\u2013-]+\]", link, line, count=1) if line.startswith("- **") else line
-                     for line in glossary_md.splitlines())
+    title, _, rest = glossary_md.partition("\n")
+    intro = rest.split("\n- **", 1)[0].strip()
+    body = []
+    for e in _glossary_entries(glossary_md):
+        text = "\n  ".join(e["text"].split("\n"))
+        body += [e["term"], f"  {text} (Introduced in {where(e['where'])}.)", ""]
+    return "\n".join([title, "", intro, "", "```{glossary}", ":sorted:", "", *body, "```", ""])
+
+
+#: Markdown that term links must not enter: fenced blocks, maths, code, links, roles, HTML, headings, tables.
+_PROTECTED = re.compile(r"(`{3,}|~{3,})[\s\S]*?\1|\$\$[\s\S]*?\$\$|\$[^$\n]+\$|\{[\w:-]+\}`[^`]*`|`[^`\n]*`"
+                        r"|!?\[[^\]\n]*\]\([^)\n]*\)|<[^>\n]+>|^#.*$|^\s*\|.*$", re.M)
+
+
+def _term_patterns(entries: list[dict]) -> list[tuple[str, re.Pattern]]:
+    """``(key, pattern)`` per glossary term: the words a chapter uses for it (the term without maths; the
+    name in brackets and the name before them; each name of a list such as "k-means, k-means++"),
+    case-insensitive unless written in capitals (WEAT, IAT), an optional plural s."""
+    out = []
+    mains = {re.sub(r"\s*\([^)]*\)|\$[^$]*\$", "", e["term"]).strip().lower() for e in entries}
+    for e in entries:
+        plain = re.sub(r"\$[^$]*\$", "", e["term"]).strip()
+        # a name in brackets is another name of the term, unless it names another term ("Effect size d (WEAT)")
+        names = [re.sub(r"\s*\([^)]*\)", "", plain).strip(),
+                 *(n for n in re.findall(r"\(([^)]*)\)", plain) if n.lower() not in mains)]
+        names = [n.strip() for name in names for n in re.split(r",\s*|\s+and\s+", name) if len(n.strip()) >= 3]
+        alternatives = []
+        for n in sorted(set(names), key=len, reverse=True):
+            word = re.escape(n)
+            alternatives.append(word if n.isupper() else f"(?i:{word})")
+        if alternatives:
+            out.append((e["key"], re.compile(r"(?<![\w-])(?:" + "|".join(alternatives) + r")s?(?![\w-])")))
+    return out
+
+
+def link_terms(nb, entries: list[dict]):
+    """A copy of ``nb`` whose markdown links the first use of each glossary term to its entry (``{term}`` role).
+
+    Only running text is searched: not maths, code, links, headings, tables or HTML.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A chapter.
+    entries : list of dict
+        The glossary (:func:`_glossary_entries`).
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        A new notebook; ``nb`` is unchanged.
+    """
+    nb = copy.deepcopy(nb)
+    todo = _term_patterns(entries)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown" or not todo:
+            continue
+        source = cell.source
+        for key, pattern in list(todo):
+            pieces, pos, done = [], 0, False
+            for m in list(_PROTECTED.finditer(source)) + [None]:
+                end = m.start() if m else len(source)
+                if not done:
+                    hit = pattern.search(source, pos, end)
+                    if hit:
+                        word = hit.group(0)
+                        pieces.append(source[pos:hit.start()] + f"{{term}}`{word} <{key}>`" + source[hit.end():end])
+                        done = True
+                    else:
+                        pieces.append(source[pos:end])
+                else:
+                    pieces.append(source[pos:end])
+                if m:
+                    pieces.append(m.group(0))
+                    pos = m.end()
+            if done:
+                source = "".join(pieces)
+                todo.remove((key, pattern))
+        cell.source = source
+    return nb
 
 
 _REF_ID = re.compile(r"\b(doi:\S+?|arXiv:\S+?)(?=[,;\s)]|\.?$)")
@@ -629,7 +823,7 @@ def _references(chapters: dict[str, object]) -> str:
              "Each notebook also lists its own references at its end.", ""]
     for key in sorted(order, key=surname):
         work = works[key]
-        cited = "; ".join(f"[{n[:2]}]({n}.ipynb)" + (f" ({note})" if note else "") for n, note in work["cited"])
+        cited = "; ".join(f"[notebook {n[:2]}]({n}.ipynb)" + (f" ({note})" if note else "") for n, note in work["cited"])
         lines.append(f"- {max(work['citations'], key=len)}. Cited in {cited}.")
     return "\n".join(lines) + "\n"
 
@@ -809,6 +1003,13 @@ img { max-width: 100%; height: auto; }
 }
 /* a long displayed formula scrolls on a narrow screen (MathJax does not break lines) */
 div.math, mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+/* every control shows where the keyboard is (WCAG 2.4.7): the themes hide the outline of some buttons */
+a:focus-visible, button:focus-visible, summary:focus-visible, .btn:focus-visible, input:focus-visible,
+[tabindex]:focus-visible, label:focus-visible {
+  outline: 3px solid var(--course-focus, #1a5fb4) !important; outline-offset: 2px; box-shadow: none !important; }
+html[data-theme="dark"] { --course-focus: #99c1f1; }
+/* glossary: one entry per term, its anchor the term */
+dl.glossary dt { margin-top: 0.8em; }
 """
 
 #: The site's own script (``_static/course.js``). Its first part works around a bug of the pinned theme
@@ -876,7 +1077,8 @@ html_theme_options = {{
 }}
 # maths: MathJax 3 served from the site itself (_static/mathjax, copied at build time), SVG output: no web fonts
 mathjax_path = "mathjax/tex-svg.js"
-mathjax3_config = {{"svg": {{"fontCache": "global"}}}}
+# formulas are not Tab stops (MathJax's menu setting "Include in Tab Order"; its menu stays on right-click)
+mathjax3_config = {{"svg": {{"fontCache": "global"}}, "options": {{"menuOptions": {{"settings": {{"inTabOrder": False}}}}}}}}
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 nb_execution_mode = "off"
@@ -951,6 +1153,9 @@ def build_site(root: str | os.PathLike = ".", out: str | os.PathLike = "site", *
         downloads = chapters
     if not chapters:
         raise SiteError(f"No notebooks found for the {edition} edition in {root}.")
+    glossary_md = (root / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    terms = _glossary_entries(glossary_md)
+    chapters = {n: link_terms(nb, terms) for n, nb in chapters.items()}  # new notebooks: downloads unchanged
     readme = (root / "README.md").read_text(encoding="utf-8")
     students = (root / "docs" / "STUDENTS.md").read_text(encoding="utf-8")
     course_map, totals = _course_map(students, names)
@@ -963,8 +1168,7 @@ def build_site(root: str | os.PathLike = ".", out: str | os.PathLike = "site", *
             alt.update(_alt_texts(nb))
         (src / "index.md").write_text(_home(edition, readme, course_map, totals, names), encoding="utf-8")
         (src / "students.md").write_text(students.replace("(GLOSSARY.md)", "(glossary.md)"), encoding="utf-8")
-        (src / "glossary.md").write_text(_glossary((root / "docs" / "GLOSSARY.md").read_text(encoding="utf-8"), names),
-                                         encoding="utf-8")
+        (src / "glossary.md").write_text(_glossary(glossary_md, names), encoding="utf-8")
         (src / "references.md").write_text(_references(chapters), encoding="utf-8")
         if edition == "self-study":
             if progress:

@@ -36,6 +36,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -141,8 +142,9 @@ def test_describe_figure_says_what_a_histogram_shows():
     fig.suptitle("Two views")
     text = site.describe_figure(fig)
     plt.close(fig)
-    assert text.startswith('Figure of 2 panels "Two views". Panel 1: "Lengths", 3 bars; horizontal axis: length; '
-                           "vertical axis: words."), text
+    assert text.startswith("Shows 2 panels: (1) 3 bars of values from 1 to 2; (2) 1 line of values from 0 to 1. "), text
+    assert ('Figure of 2 panels "Two views". Panel 1: "Lengths", 3 bars; horizontal axis: length; '
+            "vertical axis: words.") in text, text
     assert "Panel 2: 1 line;" in text and "legend: a curve" in text
 
 
@@ -159,7 +161,72 @@ def test_describe_figure_counts_the_bins_of_a_step_histogram(histtype):
     ax.set(title="Lengths")
     text = site.describe_figure(fig)
     plt.close(fig)
-    assert text == 'Figure: "Lengths", a histogram of 5 bins.', text
+    assert text.endswith('. Figure: "Lengths", a histogram of 5 bins.'), text
+
+
+def test_alt_text_starts_with_what_the_figure_shows_in_numbers():
+    """The first sentence: the histogram's count, range and mode, the observed line; the scatter's r."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.hist([0.5, 1.5, 1.5, 2.5, 3.5, 4.5, 1.6], bins=[0, 1, 2, 3, 4, 5])
+    ax.axvline(4.2, label="observed s = 4.2")
+    ax.legend()
+    text = site.describe_figure(fig)
+    plt.close(fig)
+    assert text.startswith("Shows a histogram of 7 values from 0 to 5, most between 1 and 2, a vertical line at 4.2 "
+                           "(observed s = 4.2). Figure:"), text
+    fig, ax = plt.subplots()
+    ax.scatter([1, 2, 3, 4], [2, 4, 6, 8.5])
+    text = site.describe_figure(fig)
+    plt.close(fig)
+    r = np.corrcoef([1, 2, 3, 4], [2, 4, 6, 8.5])[0, 1]
+    assert text.startswith(f"Shows 4 points, horizontal from 1 to 4, vertical from 2 to 8.5, Pearson r = {r:.2f}. "), text
+
+
+def test_a_long_alt_text_is_cut_between_clauses_never_inside_a_value():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 6)
+    for k, ax in enumerate(axes):
+        ax.plot([0, 1, 2], [0, 1, 0], label=f"p = 0.000{k}1234 for panel {k}")
+        ax.set(title=f"A long title of panel {k} " * 3, xlabel="a long label " * 4)
+        ax.legend()
+    text, full = site.describe_figure(fig, limit=700), site.describe_figure(fig, limit=10**6)
+    plt.close(fig)
+    assert len(full) > 700 and len(text) <= 700 and text.endswith("; ..."), text
+    kept = text[:-len("; ...")]
+    # the text kept ends where a clause of the whole description ends: no value is cut
+    assert full.startswith(kept) and full[len(kept):].startswith(("; ", ". ")), (kept[-60:], full[len(kept):][:60])
+
+
+def test_link_terms_links_the_first_use_in_running_text_only():
+    entries = site._glossary_entries("# G\n\n- **Cosine similarity** [01]: the cosine.\n- **WEAT** [03]: a test.\n"
+                                     "- **Effect size $d$ (WEAT)** [04]: d.\n")
+    assert [e["key"] for e in entries] == ["Cosine similarity", "WEAT", "Effect size d (WEAT)"]
+    nb = _nb(nbformat.v4.new_markdown_cell("## Cosine similarity\n\n`cosine similarity` and $cosine similarity$ "
+                                           "and [cosine similarity](x.md), then the Cosine similarity, a weat; "
+                                           "two WEATs and effect sizes."),
+             nbformat.v4.new_markdown_cell("cosine similarity again, the WEAT again"))
+    out = site.link_terms(nb, entries)
+    assert out.cells[0].source == (
+        "## Cosine similarity\n\n`cosine similarity` and $cosine similarity$ and [cosine similarity](x.md), then the "
+        "{term}`Cosine similarity <Cosine similarity>`, a weat; two {term}`WEATs <WEAT>` and "
+        "{term}`effect sizes <Effect size d (WEAT)>`.")
+    assert out.cells[1].source == "cosine similarity again, the WEAT again"
+    assert nb.cells[1].source == out.cells[1].source and "{term}" not in nb.cells[0].source
+
+
+def test_glossary_is_sorted_and_has_no_duplicate_term():
+    entries = site._glossary_entries((ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8"))
+    keys = [re.sub(r"[*\\]", "", e["key"]).lower() for e in entries]
+    assert len(entries) >= 40 and keys == sorted(keys) and len(set(keys)) == len(keys), keys
 
 
 def test_course_map_totals_are_the_notebooks_points():
@@ -539,6 +606,23 @@ def _text_of(fragment: str) -> list[str]:
     return page.text
 
 
+def test_glossary_terms_have_anchors_and_chapters_link_their_first_use(built):
+    """One anchor per term of docs/GLOSSARY.md; each chapter links terms (each once) to anchors that exist; no
+    link anywhere reads as a bare number ("11", "02")."""
+    out = built["out"]
+    entries = site._glossary_entries((ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8"))
+    glossary = (out / "glossary.html").read_text(encoding="utf-8")
+    anchors = re.findall(r'<dt id="(term-[^"]+)"', glossary)
+    assert len(anchors) == len(set(anchors)) == len(entries), (len(anchors), len(entries))
+    for a in ASSIGNMENTS:
+        page = (out / f"{a}.html").read_text(encoding="utf-8")
+        links = re.findall(r'href="glossary\.html#(term-[^"]+)"', page)
+        assert len(links) >= 3, f"{a} links only {links} to the glossary"
+        assert len(set(links)) == len(links) and set(links) <= set(anchors), (a, links)
+    bare = {p.name: re.findall(r"<a [^>]*>\s*(\d+)\s*</a>", p.read_text(encoding="utf-8")) for p in out.glob("*.html")}
+    assert not any(bare.values()), {k: v for k, v in bare.items() if v}
+
+
 def test_the_download_button_gives_the_notebook_as_stored(built):
     """Each chapter's .ipynb download is the executed notebook (self-study) or the class notebook, without
     the site's markup (the folding tags, the model-answer directive)."""
@@ -622,6 +706,7 @@ CHECK_PAGE = r"""() => {
           images: imgs.length, broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src),
           noalt: imgs.filter(i => !(i.alt || '').trim()).map(i => i.src),
           details: document.querySelectorAll('article details').length,
+          tabbable_math: document.querySelectorAll('mjx-container[tabindex]:not([tabindex="-1"])').length,
           overflow: document.documentElement.scrollWidth - window.innerWidth};
 }"""
 
@@ -682,6 +767,7 @@ def test_every_page_in_chromium(edition, browser, request):
         assert r["math"] == 0 or r["mjx"] > 0, f"{name}: {r['math']} maths but no MathJax SVG"
         assert not r["broken"], f"{name}: images that did not load: {r['broken']}"
         assert not r["noalt"], f"{name}: images without alt text: {r['noalt']}"
+        assert not r["tabbable_math"], f"{name}: {r['tabbable_math']} formulas are Tab stops"
         if edition == "self-study" and name in ASSIGNMENTS:
             assert r["details"] >= 1 and r["images"] >= 1, r
             n_toggles += _check_toggles(page, name)
@@ -772,6 +858,63 @@ def test_the_menu_button_folds_the_sidebar_on_a_wide_screen(class_edition, brows
                            "=== 'visible'")
     assert not context.outside, context.outside
     context.close()
+
+
+#: Tab presses a keyboard user needs at most from the top of the home page to chapter 01 (Enter there), and
+#: from the top of chapter 01 to its first "Show solution": the sidebar's links, the article's buttons and the
+#: links of the text before the first exercise (formulas are no Tab stops; measured 6 and 40 when written).
+TABS_TO_CHAPTER, TABS_TO_SOLUTION = 10, 50
+
+FOCUS = """() => { const e = document.activeElement; const s = getComputedStyle(e);
+  const ring = (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) || (s.boxShadow && s.boxShadow !== 'none');
+  return {tag: e.tagName, text: (e.innerText || e.getAttribute('aria-label') || e.title || '').trim().slice(0, 40),
+          href: e.getAttribute('href') || '', summary: e.tagName === 'SUMMARY', ring: ring,
+          math: !!e.closest('mjx-container')}; }"""
+
+
+def _tab_until(page, done, limit: int, seen: list) -> int:
+    """Press Tab until ``done(focused)``; the presses it took (a failure after ``limit``). Each focused element
+    is appended to ``seen``."""
+    for k in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUS)
+        seen.append(focused)
+        if done(focused):
+            return k
+    raise AssertionError(f"not reached in {limit} Tab presses; focused: {[f['text'] or f['tag'] for f in seen[-limit:]]}")
+
+
+def test_keyboard_walk_to_the_first_solution(self_study, browser):
+    """Keyboard only: from the home page to chapter 01 and on to its first "Show solution", in at most
+    TABS_TO_CHAPTER + TABS_TO_SOLUTION presses, every focused control showing a focus ring and no formula
+    taking a Tab stop. Enter opens the solution. The control: with MathJax's stored menu setting
+    "Include in Tab Order" on (what the site's configuration turns off), formulas are Tab stops again."""
+    out, chapter = self_study["out"], ASSIGNMENTS[0]
+    context = _context(browser, out, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    _open(page, out / "index.html")
+    seen: list = []
+    to_chapter = _tab_until(page, lambda f: f["href"].split("#")[0] == f"{chapter}.html", TABS_TO_CHAPTER, seen)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**/{chapter}.html*")
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("() => MathJax.startup.promise.then(() => true)")
+    to_solution = _tab_until(page, lambda f: f["summary"] and "Show solution" in f["text"], TABS_TO_SOLUTION, seen)
+    print(f"\nkeyboard: {to_chapter} Tab presses to {chapter}, {to_solution} more to its first 'Show solution'")
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.parentElement.open"), "Enter did not open the solution"
+    page.screenshot(path=str(ARTIFACTS / "keyboard-solution.png"))
+    no_ring = [f"{f['tag']} {f['text']!r}" for f in seen if not f["ring"]]
+    assert not no_ring, f"controls without a visible focus indicator: {no_ring}"
+    assert not [f for f in seen if f["math"]], "a formula took a Tab stop"
+    assert not context.outside, context.outside
+    context.close()
+    control = _context(browser, out, viewport={"width": 1280, "height": 900})
+    control.add_init_script('localStorage.setItem("MathJax-Menu-Settings", JSON.stringify({inTabOrder: true}))')
+    cpage = control.new_page()
+    r = _open(cpage, out / f"{chapter}.html")
+    control.close()
+    assert r["tabbable_math"] > 10, f"the control found {r['tabbable_math']} tabbable formulas"
 
 
 def test_a_chapter_reads_without_javascript(self_study, browser):
