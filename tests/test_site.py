@@ -23,6 +23,7 @@ unless ``COURSE_TEST_SITE_REQUIRED=1``, which ``.ci/run`` sets) and Chromium for
 """
 from __future__ import annotations
 
+import copy
 import html as html_lib
 import json
 import os
@@ -177,7 +178,7 @@ def test_alt_text_starts_with_what_the_figure_shows_in_numbers():
     ax.legend()
     text = site.describe_figure(fig)
     plt.close(fig)
-    assert text.startswith("Shows a histogram of 7 values from 0 to 5, most between 1 and 2, a vertical line at 4.2 "
+    assert text.startswith("Shows a histogram of 7 values from 0 to 5, the tallest bar between 1 and 2, a vertical line at 4.2 "
                            "(observed s = 4.2). Figure:"), text
     fig, ax = plt.subplots()
     ax.scatter([1, 2, 3, 4], [2, 4, 6, 8.5])
@@ -227,6 +228,32 @@ def test_glossary_is_sorted_and_has_no_duplicate_term():
     entries = site._glossary_entries((ROOT / "docs" / "GLOSSARY.md").read_text(encoding="utf-8"))
     keys = [re.sub(r"[*\\]", "", e["key"]).lower() for e in entries]
     assert len(entries) >= 40 and keys == sorted(keys) and len(set(keys)) == len(keys), keys
+
+
+def test_hub_links_only_when_the_instructor_sets_an_address():
+    chapters = {"01_cosine": _nb(nbformat.v4.new_markdown_cell("# One"), nbformat.v4.new_markdown_cell("text"))}
+    assert site.hub_links(chapters, "") is chapters
+    out = site.hub_links(chapters, "https://hub.example.edu/hub/user-redirect/git-pull?repo=r&urlpath=lab/tree/"
+                                   "notebooks/{assignment}/{assignment}.ipynb")
+    link = out["01_cosine"].cells[1].source
+    assert 'href="https://hub.example.edu/hub/user-redirect/git-pull?repo=r&amp;urlpath=lab/tree/notebooks/' \
+           '01_cosine/01_cosine.ipynb"' in link and "Open this notebook in JupyterHub" in link
+    assert len(chapters["01_cosine"].cells) == 2  # unchanged
+    for bad in ("hub.example.edu/{assignment}", "https://hub.example.edu/", 'https://x/{assignment}"><script>'):
+        with pytest.raises(site.SiteError, match="COURSE_SITE_HUB_URL"):
+            site.hub_links(chapters, bad)
+
+
+def test_licence_and_citation_are_stated_in_the_repository():
+    import yaml
+
+    from helpers import __version__
+
+    assert "MIT License" in (ROOT / "LICENSE").read_text()
+    assert "CC BY 4.0" in (ROOT / "LICENSE-TEXT.md").read_text()
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
+    assert cff["cff-version"] == "1.2.0" and cff["version"] == __version__, (cff["version"], __version__)
+    assert set(cff["license"]) == {"MIT", "CC-BY-4.0"} and cff["references"][0]["doi"] == "10.1126/science.aal4230"
 
 
 def test_course_map_totals_are_the_notebooks_points():
@@ -370,6 +397,94 @@ def test_nbval_passes_on_the_stored_outputs_and_fails_on_a_changed_number(tmp_pa
     assert altered_failures[0].endswith(f"Cell {cell}"), (altered_failures, cell)
     message = failed[altered_failures[0]]
     assert old in message and new in message, message[-1500:]
+
+
+def _png(pixels) -> str:
+    import base64
+    import io
+
+    from matplotlib.image import imsave
+
+    buffer = io.BytesIO()
+    imsave(buffer, pixels, format="png")
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def _first_figure(nb) -> tuple[int, dict]:
+    for i, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if "image/png" in output.get("data", {}):
+                return i, output
+    raise AssertionError("no figure")
+
+
+def test_compare_figures_tolerates_edge_pixels_and_catches_changes():
+    import figure_check
+
+    _, output = _first_figure(nbt.read_nb(EXECUTED / f"{ASSIGNMENTS[0]}.ipynb"))
+    pixels = figure_check._pixels(output["data"]["image/png"])
+    stored = [output]
+    assert figure_check.compare_figures(stored, [copy.deepcopy(output)]) == []
+    speck = pixels.copy()
+    speck[0, 0, :3] = 1 - speck[0, 0, :3]  # one pixel: anti-aliasing, a font's hinting
+    assert figure_check.compare_figures(stored, [{**output, "data": {"image/png": _png(speck)}}]) == []
+    block = pixels.copy()
+    h, w = block.shape[:2]
+    block[h // 3: h // 3 + 12, w // 3: w // 3 + 40, :3] = 1 - block[h // 3: h // 3 + 12, w // 3: w // 3 + 40, :3]
+    changed = figure_check.compare_figures(stored, [{**output, "data": {"image/png": _png(block)}}])
+    assert len(changed) == 1 and "of the pixels differ" in changed[0], changed
+    renamed = figure_check.compare_figures(stored, [{**output, "metadata": {**output["metadata"], "alt": "Other."}}])
+    assert len(renamed) == 1 and "alt text differs" in renamed[0], renamed
+    assert figure_check.compare_figures(stored, []) == ["1 figures stored, 0 in the fresh run"]
+
+
+def test_a_changed_figure_or_alt_text_in_executed_fails_against_a_fresh_run(tmp_path):
+    """``pytest --nbval -p figure_check`` over executed/01 (stored figures as they are) and two copies of it up
+    to its first figure, one with the figure's alt text changed and one with a block of its pixels changed:
+    01 passes, each copy fails at the figure's cell, saying what differs. (The full nbval run of executed/ can
+    load the same plugin: tests/figure_check.py.)"""
+    pytest.importorskip("nbval", reason="nbval is pinned in requirements.txt: pip install -r requirements.txt")
+    import figure_check
+
+    first = ASSIGNMENTS[0]
+    work = tmp_path / "executed"
+    work.mkdir()
+    shutil.copy2(EXECUTED / site.SANITIZE_FILE, work / site.SANITIZE_FILE)
+    shutil.copy2(EXECUTED / f"{first}.ipynb", work / f"{first}.ipynb")
+    nb = nbt.read_nb(EXECUTED / f"{first}.ipynb")
+    index, _ = _first_figure(nb)
+    n_code = sum(c.cell_type == "code" for c in nb.cells[: index + 1]) - 1
+    for name, change in (("zz_alt", "alt"), ("zz_pixels", "pixels")):
+        altered = copy.deepcopy(nb)
+        altered.cells = altered.cells[: index + 1]
+        _, output = _first_figure(altered)
+        if change == "alt":
+            output["metadata"]["alt"] = output["metadata"]["alt"].replace("Shows", "Displays", 1)
+        else:
+            pixels = figure_check._pixels(output["data"]["image/png"])
+            h, w = pixels.shape[:2]
+            pixels[h // 3: h // 3 + 20, w // 3: w // 3 + 60, :3] = 0.0
+            output["data"]["image/png"] = _png(pixels)
+        nbt.write_nb(altered, work / f"{name}.ipynb")
+    report = tmp_path / "nbval.xml"
+    env = figure_check.kernel_env(tmp_path / "home", dict(os.environ, PYTHONHASHSEED="0"))
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.pop("MPLBACKEND", None)
+    res = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "-p", "figure_check",
+                          "--nbval-sanitize-with", str(work / site.SANITIZE_FILE), "-o", "addopts=",
+                          "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(work)],
+                         capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert report.is_file(), f"nbval did not run:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
+    failed = {}
+    for case in ET.parse(report).getroot().iter("testcase"):
+        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+        if bad is not None:
+            failed[f"{case.get('classname')}::{case.get('name')}"] = (bad.get("message") or "") + (bad.text or "")
+    real = {k: v[-1500:] for k, v in failed.items() if "zz_" not in k}
+    assert not real, "stored figures differ from a fresh run:\n" + "\n\n".join(f"{k}:\n{v}" for k, v in real.items())
+    for name, words in (("zz_alt", "alt text differs"), ("zz_pixels", "of the pixels differ")):
+        hits = [k for k in failed if name in k]
+        assert len(hits) == 1 and hits[0].endswith(f"Cell {n_code}") and words in failed[hits[0]], (name, failed)
 
 
 # ============================================================================ building the site
@@ -623,6 +738,29 @@ def test_glossary_terms_have_anchors_and_chapters_link_their_first_use(built):
     assert not any(bare.values()), {k: v for k, v in bare.items() if v}
 
 
+def test_licence_citation_version_and_dois_are_on_the_site(built):
+    """The home page states the licences and the citation (from CITATION.cff, with BibTeX); every page's footer
+    gives the version and the build date; every DOI and arXiv id in the text is a link; the class edition has
+    no JupyterHub link unless the instructor set one."""
+    from helpers import __version__
+
+    out = built["out"]
+    index = (out / "index.html").read_text(encoding="utf-8")
+    text = " ".join("".join(_parse(out / "index.html").text).split())
+    assert "CC BY 4.0" in text and "MIT License" in text and "@software{weat_course" in text, text[-1500:]
+    assert 'href="https://doi.org/10.1126/science.aal4230"' in index
+    for path in out.glob("*.html"):
+        page = path.read_text(encoding="utf-8")
+        assert re.search(rf"Version {re.escape(__version__)} of the course, {built['edition']} edition, built on "
+                         r"\d{4}-\d\d-\d\d", page), f"{path.name}: no version and build date in the footer"
+        text = "".join(_parse(path).text)
+        n_ids = len(re.findall(r"\b(?:doi|arXiv):\S", text))
+        n_links = len(re.findall(r'<a [^>]*href="https://(?:doi\.org|arxiv\.org/abs)/', page))
+        assert n_links >= n_ids, f"{path.name}: {n_ids} DOIs or arXiv ids, {n_links} links"
+        assert "course-hub" not in page
+    assert len(re.findall(r'href="https://doi\.org/', (out / "references.html").read_text())) >= 5
+
+
 def test_the_download_button_gives_the_notebook_as_stored(built):
     """Each chapter's .ipynb download is the executed notebook (self-study) or the class notebook, without
     the site's markup (the folding tags, the model-answer directive)."""
@@ -707,6 +845,8 @@ CHECK_PAGE = r"""() => {
           noalt: imgs.filter(i => !(i.alt || '').trim()).map(i => i.src),
           details: document.querySelectorAll('article details').length,
           tabbable_math: document.querySelectorAll('mjx-container[tabindex]:not([tabindex="-1"])').length,
+          code: [...document.querySelectorAll('article div.highlight > pre')].filter(e => !e.closest('.cell_output')).length,
+          copy: document.querySelectorAll('article div.highlight > button.course-copy').length,
           overflow: document.documentElement.scrollWidth - window.innerWidth};
 }"""
 
@@ -742,8 +882,53 @@ def _check_toggles(page, name: str) -> int:
     return toggles.count()
 
 
+#: axe-core's impacts the course must not have (its others: moderate, minor).
+AXE_FAIL = ("serious", "critical")
+#: Violations that come from the theme and that the course cannot fix, by axe rule: (a CSS selector part of the
+#: element, the upstream issue). Empty now: the one found (the theme's search buttons, named "Search" while
+#: they show "Search Ctrl+K", label-content-name-mismatch) is fixed in course.js.
+THEME_VIOLATIONS: dict[str, tuple[str, str]] = {}
+AXE_RUN = """() => axe.run(document, {resultTypes: ['violations'], preload: false}).then(r => r.violations.map(v => ({
+  id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map(n => n.target.join(' '))})))"""
+
+
+def _axe_source() -> str | None:
+    """axe-core's browser script (``npm install -g axe-core``, as ``.ci/run`` does; or ``COURSE_TEST_AXE``)."""
+    candidates = [os.environ.get("COURSE_TEST_AXE", "")]
+    try:
+        npm_root = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, timeout=30).stdout.strip()
+        candidates.append(str(Path(npm_root) / "axe-core" / "axe.min.js"))
+    except (OSError, subprocess.SubprocessError):
+        pass
+    candidates.append(str(ROOT / "node_modules" / "axe-core" / "axe.min.js"))
+    for c in filter(None, candidates):
+        if Path(c).is_file():
+            return Path(c).read_text(encoding="utf-8")
+    return None
+
+
+def _axe_violations(page, name: str, axe: str) -> list[str]:
+    page.add_script_tag(content=axe)  # inline: no request
+    found = []
+    for v in page.evaluate(AXE_RUN):
+        known = THEME_VIOLATIONS.get(v["id"])
+        targets = [t for t in v["targets"] if not (known and known[0] in t)]
+        if v["impact"] in AXE_FAIL and targets:
+            found.append(f"{name}: {v['id']} ({v['impact']}): {v['help']}: {targets[:3]}")
+    return found
+
+
 @pytest.mark.parametrize("edition", site.EDITIONS)
 def test_every_page_in_chromium(edition, browser, request):
+    """Every page of the edition in Chromium (see the module's docstring), no error in the console, and axe-core
+    finding no serious or critical violation the course can fix (THEME_VIOLATIONS lists the theme's, with the
+    upstream issue). Without axe-core the rest is checked and the test then skips, or fails where the browser
+    tests are required (``COURSE_TEST_BROWSER_REQUIRED=1``, CI)."""
+    from browser_tools import skip_or_fail
+
+    axe = _axe_source()
+    if axe is None and os.environ.get("COURSE_TEST_BROWSER_REQUIRED") == "1":
+        skip_or_fail("axe-core is not installed: `npm install -g axe-core@4.14.1` (.ci/run does)")
     built = request.getfixturevalue("self_study" if edition == "self-study" else "class_edition")
     out = built["out"]
     context = _context(browser, out, viewport={"width": 1280, "height": 900})
@@ -755,9 +940,12 @@ def test_every_page_in_chromium(edition, browser, request):
     assert any("cdn.invalid" in u for u in context.outside), f"the request recorder missed a request: {context.outside}"
     context.outside.clear()
     probe.unlink()
+    errors = []  # what the pages log (axe-core runs without fetching the style sheets: preload false)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     pages = ["index", *ASSIGNMENTS, "glossary", "references", "students"] + (
         ["replication"] if edition == "self-study" else [])
-    start, n_toggles, summary = time.perf_counter(), 0, []
+    start, n_toggles, summary, violations = time.perf_counter(), 0, [], []
     for name in pages:
         r = _open(page, out / f"{name}.html")
         summary.append(f"{name}: {r['math']} maths, {r['images']} images, {r['details']} toggles")
@@ -768,17 +956,37 @@ def test_every_page_in_chromium(edition, browser, request):
         assert not r["broken"], f"{name}: images that did not load: {r['broken']}"
         assert not r["noalt"], f"{name}: images without alt text: {r['noalt']}"
         assert not r["tabbable_math"], f"{name}: {r['tabbable_math']} formulas are Tab stops"
+        assert r["copy"] == r["code"], f"{name}: {r['copy']} copy buttons for {r['code']} code blocks"
+        assert not errors, f"{name}: errors in the browser's console: {errors[:5]}"
+        if axe:
+            violations += _axe_violations(page, name, axe)
+            errors.clear()
         if edition == "self-study" and name in ASSIGNMENTS:
             assert r["details"] >= 1 and r["images"] >= 1, r
             n_toggles += _check_toggles(page, name)
         if name in ("index", ASSIGNMENTS[0]):
             page.screenshot(path=str(ARTIFACTS / f"{edition}-{name}.png"))
     assert not context.outside, f"the {edition} edition requested addresses outside the site: {context.outside}"
+    # the copy button copies the block's code (the clipboard calls recorded)
+    _open(page, out / f"{ASSIGNMENTS[0]}.html")
+    page.evaluate("""() => { window.copied = []; const rec = t => { window.copied.push(t); return Promise.resolve(); };
+      if (navigator.clipboard) { navigator.clipboard.writeText = rec; }
+      document.execCommand = () => { window.copied.push(document.activeElement.value); return true; }; }""")
+    button = page.locator("article div.highlight > button.course-copy").locator("visible=true").first
+    button.scroll_into_view_if_needed()
+    button.click()
+    page.wait_for_function("() => window.copied.length > 0")
+    copied = page.evaluate("() => window.copied[0]")
+    first_code = button.locator("xpath=following-sibling::pre[1]").evaluate("e => e.innerText")
+    assert copied == first_code.rstrip("\n") and button.inner_text() == "Copied", (copied[:80], first_code[:80])
     context.close()
     print(f"\n{edition}: {len(pages)} pages, {n_toggles} toggles opened and closed in "
           f"{time.perf_counter() - start:.0f} s\n  " + "\n  ".join(summary))
     if edition == "self-study":
         assert n_toggles >= len(ASSIGNMENTS) * 2
+    assert not violations, f"axe-core: {len(violations)} serious or critical violations:\n" + "\n".join(violations)
+    if axe is None:
+        skip_or_fail("every other check passed; axe-core is not installed: `npm install -g axe-core@4.14.1`")
 
 
 def test_pages_fit_a_phone_screen(self_study, browser):
@@ -861,9 +1069,10 @@ def test_the_menu_button_folds_the_sidebar_on_a_wide_screen(class_edition, brows
 
 
 #: Tab presses a keyboard user needs at most from the top of the home page to chapter 01 (Enter there), and
-#: from the top of chapter 01 to its first "Show solution": the sidebar's links, the article's buttons and the
-#: links of the text before the first exercise (formulas are no Tab stops; measured 6 and 40 when written).
-TABS_TO_CHAPTER, TABS_TO_SOLUTION = 10, 50
+#: from the top of chapter 01 to its first "Show solution": the sidebar's links, the article's buttons, the links
+#: and the code blocks' copy buttons before the first exercise (formulas are no Tab stops; measured 5 and 50 when
+#: written, 48 from the top of the chapter before formulas left the Tab order and before the copy buttons).
+TABS_TO_CHAPTER, TABS_TO_SOLUTION = 10, 60
 
 FOCUS = """() => { const e = document.activeElement; const s = getComputedStyle(e);
   const ring = (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) || (s.boxShadow && s.boxShadow !== 'none');
@@ -915,6 +1124,54 @@ def test_keyboard_walk_to_the_first_solution(self_study, browser):
     r = _open(cpage, out / f"{chapter}.html")
     control.close()
     assert r["tabbable_math"] > 10, f"the control found {r['tabbable_math']} tabbable formulas"
+
+
+LUMINANCE = """el => { const c = getComputedStyle(el).color.match(/[\\d.]+/g).slice(0, 3).map(Number).map(v => v / 255)
+  .map(v => v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; }"""
+
+
+def _print_chapter(browser, out: Path, chapter: str, without=()) -> tuple[str, dict]:
+    """Chapter ``chapter`` printed to PDF from a page in dark mode: the PDF's text, and the relative luminance
+    of the body text and of a formula under print media."""
+    import io
+
+    pypdf = pytest.importorskip("pypdf", reason="pypdf is pinned in requirements-site.txt")
+    context = _context(browser, out, without=without, viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    context.add_init_script('localStorage.setItem("mode", "dark"); localStorage.setItem("theme", "dark");')
+    page = context.new_page()
+    _open(page, out / f"{chapter}.html")
+    assert page.evaluate("() => document.documentElement.dataset.theme") == "dark"
+    page.emulate_media(media="print")
+    colours = {"text": page.locator("article p").first.evaluate(LUMINANCE),
+               "maths": page.locator("article mjx-container").first.evaluate(LUMINANCE)}
+    pdf = page.pdf(format="A4", print_background=True)
+    assert not context.outside, context.outside
+    context.close()
+    text = "\n".join(p.extract_text() for p in pypdf.PdfReader(io.BytesIO(pdf)).pages)
+    return text, colours
+
+
+def test_a_chapter_prints_light_with_its_solutions_open_and_code_wrapped(self_study, browser):
+    """Printed from dark mode, chapter 01's PDF holds its first worked solution's code (whole: long lines wrap)
+    and no "Show solution" label; body text and formulas print dark. The control: without course.css and
+    course.js the solution is not in the PDF and the text prints light."""
+    out, chapter = self_study["out"], ASSIGNMENTS[0]
+    cell = next(c for c in nbt.read_nb(nbt.SOLUTIONS_DIR / chapter / f"{chapter}.ipynb").cells
+                if c.cell_type == "code" and nbt.nbgrader_meta(c).get("solution"))
+    body = nbt.strip_solution_markers(site.strip_region(cell.source, nbt.BEGIN_HIDDEN, nbt.END_HIDDEN))
+    lines = [ln.strip() for ln in body.split("\n") if len(ln.strip()) > 10]
+    longest = max(lines, key=len)
+
+    def squeeze(t):
+        return re.sub(r"\s+", "", t)
+
+    text, colours = _print_chapter(browser, out, chapter)
+    assert squeeze(lines[0]) in squeeze(text) and squeeze(longest) in squeeze(text), (lines[0], longest)
+    assert site.SHOW_SOLUTION not in text
+    assert colours["text"] < 0.05 and colours["maths"] < 0.05, colours  # near black (white is 1)
+    text, colours = _print_chapter(browser, out, chapter, without=("course.css", "course.js"))
+    assert squeeze(lines[0]) not in squeeze(text) and colours["text"] > 0.5, colours
 
 
 def test_a_chapter_reads_without_javascript(self_study, browser):
