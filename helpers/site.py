@@ -1153,6 +1153,10 @@ a:focus-visible, button:focus-visible, summary:focus-visible, .btn:focus-visible
 [tabindex]:focus-visible, label:focus-visible {
   outline: 3px solid var(--course-focus, #1a5fb4) !important; outline-offset: 2px; box-shadow: none !important; }
 html[data-theme="dark"] { --course-focus: #99c1f1; }
+/* the page's contents column (right) wraps long code and formulas instead of running off the screen */
+.bd-sidebar-secondary .pre, .bd-sidebar-secondary code { white-space: normal !important; overflow-wrap: anywhere;
+  word-break: break-all; }
+.bd-sidebar-secondary .sidebar-secondary-item { min-width: 0; }
 /* glossary: one entry per term, its anchor the term */
 dl.glossary dt { margin-top: 0.8em; }
 /* figures: a figure wider than the text keeps its size and scrolls sideways (its labels stay legible);

@@ -847,7 +847,9 @@ CHECK_PAGE = r"""() => {
           tabbable_math: document.querySelectorAll('mjx-container[tabindex]:not([tabindex="-1"])').length,
           code: [...document.querySelectorAll('article div.highlight > pre')].filter(e => !e.closest('.cell_output')).length,
           copy: document.querySelectorAll('article div.highlight > button.course-copy').length,
-          overflow: document.documentElement.scrollWidth - window.innerWidth};
+          overflow: document.documentElement.scrollWidth - window.innerWidth,
+          toc_cut: Math.max(0, ...[...document.querySelectorAll('.bd-sidebar-secondary *')].filter(e => e.offsetWidth)
+            .map(e => e.getBoundingClientRect().right - window.innerWidth))};
 }"""
 
 
@@ -956,6 +958,7 @@ def test_every_page_in_chromium(edition, browser, request):
         assert not r["broken"], f"{name}: images that did not load: {r['broken']}"
         assert not r["noalt"], f"{name}: images without alt text: {r['noalt']}"
         assert not r["tabbable_math"], f"{name}: {r['tabbable_math']} formulas are Tab stops"
+        assert r["toc_cut"] <= 1, f"{name}: the contents column runs {r['toc_cut']:.0f} px off the screen"
         assert r["copy"] == r["code"], f"{name}: {r['copy']} copy buttons for {r['code']} code blocks"
         assert not errors, f"{name}: errors in the browser's console: {errors[:5]}"
         if axe:
