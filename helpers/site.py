@@ -1138,7 +1138,8 @@ details.course-answer:not([open]) > summary .expanded, details.course-answer[ope
 details.hide.above-input > summary { font-weight: 600; }
 details.hide > summary .collapsed::before, details.course-answer > summary::marker { color: var(--pst-color-primary, #0a7d91); }
 /* wide tables scroll instead of widening the page on a phone */
-article table { display: block; overflow-x: auto; max-width: 100%; width: max-content; }
+article .pst-scrollable-table-container { overflow-x: auto; max-width: 100%; }
+article table.table { width: auto; }  /* no wider than its rows (a block-level table left an empty band) */
 .cell_output pre, .highlight pre { white-space: pre; overflow-x: auto; }
 img { max-width: 100%; height: auto; }
 /* on a phone the theme's headings take a screen each */
@@ -1315,7 +1316,7 @@ JS = """
       printCopies();
       // a block that scrolls sideways (a long formula, a wide figure or table) takes a Tab stop, so that
       // a keyboard can scroll it (WCAG 2.1.1; axe-core: scrollable-region-focusable)
-      document.querySelectorAll("article div.math, article div.cell_output, article table, article pre")
+      document.querySelectorAll("article div.math, article div.cell_output, article .pst-scrollable-table-container, article pre")
         .forEach(function (e) {
           if (e.scrollWidth > e.clientWidth + 1 && !e.hasAttribute("tabindex") && !e.closest(".course-print-copy")) {
             e.setAttribute("tabindex", "0");

@@ -848,6 +848,8 @@ CHECK_PAGE = r"""() => {
           code: [...document.querySelectorAll('article div.highlight > pre')].filter(e => !e.closest('.cell_output')).length,
           copy: document.querySelectorAll('article div.highlight > button.course-copy').length,
           overflow: document.documentElement.scrollWidth - window.innerWidth,
+          table_band: Math.max(0, ...[...document.querySelectorAll('article table')].filter(t => t.rows.length)
+            .map(t => t.getBoundingClientRect().width - t.rows[0].getBoundingClientRect().width)),
           toc_cut: Math.max(0, ...[...document.querySelectorAll('.bd-sidebar-secondary *')].filter(e => e.offsetWidth)
             .map(e => e.getBoundingClientRect().right - window.innerWidth))};
 }"""
@@ -1002,6 +1004,8 @@ def test_pages_fit_a_phone_screen(self_study, browser):
         r = _open(page, out / f"{name}.html")
         if r["overflow"] > 2:
             wide.append(f"{name} (+{r['overflow']} px)")
+        if r["table_band"] > 2:
+            wide.append(f"{name}: a table {r['table_band']:.0f} px wider than its rows (an empty band)")
         if name in ("index", "06_table1", "replication"):
             page.screenshot(path=str(ARTIFACTS / f"phone-{name}.png"))
     assert not context.outside, context.outside
