@@ -41,7 +41,7 @@ from .mathjax import MathJaxMissing
 from .mathjax import mathjax_dir as _mathjax_dir
 
 __all__ = ["EDITIONS", "build_site", "execute_notebooks", "stale_executed", "self_study_notebook", "merge_streams",
-           "class_notebook", "strip_region", "describe_figure", "install_alt_text_hook", "mathjax_dir",
+           "class_notebook", "strip_region", "link_terms", "link_identifiers", "hub_links", "describe_figure", "install_alt_text_hook", "mathjax_dir",
            "SiteError"]
 
 EDITIONS = ("self-study", "class")
@@ -135,6 +135,25 @@ def self_study_notebook(nb):
                                     if line.strip() not in (BEGIN_SOLUTION, END_SOLUTION))
             cell.outputs, cell.execution_count = [], None
         cell.metadata.pop("execution", None)
+    return nb
+
+
+#: A plotting call in a code cell of the class edition, where the released notebook shows no figure.
+_DRAWS = re.compile(r"\bplt\.|\bplots\.\w+\(|\.(?:plot|scatter|hist|bar|barh|imshow)\(")
+FIGURE_NOTE = "*The figure this cell draws appears here when you run the notebook.*"
+
+
+def _note_figures(nb):
+    """Class edition: after each code cell that draws, a note that its figure appears when the notebook runs
+    (the text around it may refer to the figure, which the class edition does not show)."""
+    import nbformat
+
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        if cell.cell_type == "code" and _DRAWS.search(cell.source):
+            cells.append(nbformat.v4.new_markdown_cell(FIGURE_NOTE))
+    nb.cells = cells
     return nb
 
 
@@ -319,8 +338,106 @@ def _categories(axis) -> list[str]:
     return labels if labels and not all(numeric.match(t) for t in labels) else []
 
 
-def describe_figure(fig, limit: int = 700) -> str:
-    """A text alternative for a matplotlib figure: what kind of chart each panel is, its title, its axes, its legend.
+def _num(value: float) -> str:
+    """A number as a figure's summary gives it: three significant digits (no more than any machine
+    reproduces), thousands separated."""
+    value = float(value)
+    if abs(value) >= 1000:
+        return f"{round(value):,}"
+    return f"{value:.3g}"
+
+
+def _range(values) -> str:
+    import numpy as np
+
+    values = np.asarray(values, float)
+    values = values[np.isfinite(values)]
+    lo, hi = (values.min(), values.max()) if values.size else (0.0, 0.0)
+    return f"{_num(lo)}" if lo == hi else f"from {_num(lo)} to {_num(hi)}"
+
+
+def _summary(ax) -> str:
+    """What one panel shows, in numbers: how many values, bars or points, their range, the observed lines."""
+    import numpy as np
+    from matplotlib.collections import LineCollection, PathCollection
+    from matplotlib.container import BarContainer
+
+    parts = []
+    if ax.images:
+        data = np.asarray(ax.images[0].get_array(), float)
+        rows, cols = data.shape[:2]
+        parts.append(f"a {rows} × {cols} heat map of values {_range(data)}")
+    for bars in (c for c in ax.containers if isinstance(c, BarContainer)):
+        rects = list(bars.patches)
+        if not rects:
+            continue
+        horizontal = getattr(bars, "orientation", "vertical") == "horizontal"
+        values = np.array([r.get_width() if horizontal else r.get_height() for r in rects], float)
+        starts = np.array([r.get_y() if horizontal else r.get_x() for r in rects], float)
+        widths = np.array([r.get_height() if horizontal else r.get_width() for r in rects], float)
+        if len(rects) >= 5 and not horizontal and np.allclose(starts[:-1] + widths[:-1], starts[1:]) \
+                and np.all(values >= 0):
+            parts.append(f"a histogram of {_num(values.sum())} values {_range([starts[0], starts[-1] + widths[-1]])}"
+                         f", the tallest bar between {_num(starts[values.argmax()])} and "
+                         f"{_num(starts[values.argmax()] + widths[values.argmax()])}")
+        else:
+            text = f"{len(rects)} {'horizontal ' if horizontal else ''}bars of values {_range(values)}"
+            names = _categories(ax.yaxis if horizontal else ax.xaxis)
+            ticks = ax.get_yticks() if horizontal else ax.get_xticks()
+            centres = starts + widths / 2
+            if names and len(names) == len(ticks) and len(rects) > 2:
+                def name(i):
+                    return names[int(np.argmin(np.abs(np.asarray(ticks, float) - centres[i])))]
+                hi, lo = int(values.argmax()), int(values.argmin())
+                text += f" (highest {name(hi)}: {_num(values[hi])}; lowest {name(lo)}: {_num(values[lo])})"
+            parts.append(text)
+    for patch in ax.patches:
+        if _step_bins(patch):
+            xy = np.asarray(patch.get_xy(), float)
+            top = xy[np.argmax(xy[:, 1])]
+            parts.append(f"a histogram of {_step_bins(patch)} bins {_range(xy[:, 0])}, the tallest near {_num(top[0])}")
+    intervals = [s for c in ax.collections if isinstance(c, LineCollection) for s in c.get_segments() if len(s) == 2]
+    if intervals and not any(isinstance(c, PathCollection) for c in ax.collections):
+        ends = np.asarray(intervals, float).reshape(-1, 2)
+        horizontal = np.allclose(ends[0::2, 1], ends[1::2, 1])
+        parts.append(f"{len(intervals)} intervals {_range(ends[:, 0] if horizontal else ends[:, 1])}")
+    points = [c.get_offsets() for c in ax.collections if isinstance(c, PathCollection) and len(c.get_offsets())]
+    if points:
+        xy = np.asarray(np.concatenate([np.asarray(p, float) for p in points]), float)
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        text = f"{len(xy):,} points"
+        if _categories(ax.yaxis) and len(xy):
+            text += f" at values {_range(xy[:, 0])}"
+        elif len(xy) >= 3 and np.ptp(xy[:, 0]) > 0 and np.ptp(xy[:, 1]) > 0 and not _categories(ax.yaxis):
+            text += f", horizontal {_range(xy[:, 0])}, vertical {_range(xy[:, 1])}, Pearson r = " \
+                    f"{np.corrcoef(xy[:, 0], xy[:, 1])[0, 1]:.2f}"
+        parts.append(text)
+    curves = [ln for ln in ax.lines if len(ln.get_xdata()) > 2]
+    if curves:
+        ys = np.concatenate([np.asarray(ln.get_ydata(), float) for ln in curves])
+        parts.append(f"{len(curves)} line{'s' * (len(curves) > 1)} of values {_range(ys)}")
+    marks = []
+    for ln in ax.lines:
+        x = np.asarray(ln.get_xdata(), float)
+        label = ln.get_label() if not ln.get_label().startswith("_") else ""
+        if len(x) == 2 and x[0] == x[1] and label:
+            marks.append(f"a vertical line at {_num(x[0])} ({label})" if len(label) < 60 else
+                         f"a vertical line at {_num(x[0])}")
+    parts += marks[:3]
+    return ", ".join(parts) or "no data"
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at the end of a clause ("; " or ". "), never inside a value."""
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind("; ", 0, limit - 5), text.rfind(". ", 0, limit - 5))
+    return (text[:cut] if cut > 0 else text[: limit - 5].rsplit(" ", 1)[0].rstrip(",;")) + "; ..."
+
+
+def describe_figure(fig, limit: int = 900) -> str:
+    """A text alternative for a matplotlib figure: one short sentence of what it shows, in numbers, then what
+    kind of chart each panel is, its title, its axes, its legend.
 
     Used as the ``alt`` text of the figures of the site's chapters (the executed notebooks store it
     in each figure output's metadata, :func:`install_alt_text_hook`).
@@ -329,13 +446,14 @@ def describe_figure(fig, limit: int = 700) -> str:
     ----------
     fig : matplotlib.figure.Figure
     limit : int
-        Longest text returned, in characters (a longer one is cut at a word and ends with "...").
+        Longest text returned, in characters (a longer one is cut at the end of a clause, never inside a
+        value, and ends with "...").
 
     Returns
     -------
     str
-        For example ``'Figure: "Lengths of the vectors", 100 bars; horizontal axis: length;
-        vertical axis: number of words.'``
+        For example ``'Shows a histogram of 1,000 values from 0 to 5, most between 1 and 1.05. Figure:
+        "Lengths of the vectors", 100 bars; horizontal axis: length; vertical axis: number of words.'``
 
     Examples
     --------
@@ -347,7 +465,7 @@ def describe_figure(fig, limit: int = 700) -> str:
     >>> _ = ax.set(title="Association", xlabel="% women", ylabel="s(w, A, B)")
     >>> _ = ax.legend()
     >>> describe_figure(fig)
-    'Figure: "Association", a scatter plot of 3 points; horizontal axis: % women; vertical axis: s(w, A, B); legend: words.'
+    'Shows 3 points, horizontal from 1 to 3, vertical from 1 to 3, Pearson r = -0.50. Figure: "Association", a scatter plot of 3 points; horizontal axis: % women; vertical axis: s(w, A, B); legend: words.'
     >>> plt.close(fig)
     """
     axes = [ax for ax in fig.axes if ax.get_visible() and not _is_colorbar(ax)]
@@ -379,17 +497,25 @@ def describe_figure(fig, limit: int = 700) -> str:
     else:
         text = (f"Figure of {len(panels)} panels" + (f' "{sup}"' if sup else "") + ". "
                 + " ".join(f"Panel {k}: {p}." for k, p in enumerate(panels, 1)))
-    if len(text) > limit:
-        text = text[: limit - 3].rsplit(" ", 1)[0] + "..."
-    return text
+    summaries = [_summary(ax) for ax in axes]
+    if len(summaries) == 1:
+        first = f"Shows {summaries[0]}."
+    elif summaries:
+        first = f"Shows {len(summaries)} panels: " + "; ".join(f"({k}) {t}" for k, t in enumerate(summaries, 1)) + "."
+    else:
+        first = ""
+    if len(first) > limit // 2:
+        first = _clip(first, limit // 2)
+    return _clip((first + " " + text).strip(), limit)
 
 
 def install_alt_text_hook() -> None:
-    """Make the inline matplotlib backend store :func:`describe_figure`'s text in each figure output.
+    """Make the inline matplotlib backend store :func:`describe_figure`'s text in each figure output, at twice the pixels.
 
     Run inside the kernel that executes a notebook (:func:`execute_notebooks` does); every figure
     shown then carries ``"alt"`` in its output metadata, which the site uses as the image's text
-    alternative. Displays and results are otherwise unchanged.
+    alternative, and is a "retina" PNG (twice the pixels each way, its display size in the metadata),
+    sharp on high-density screens. Results are otherwise unchanged.
     """
     import matplotlib_inline.backend_inline as inline
 
@@ -405,6 +531,14 @@ def install_alt_text_hook() -> None:
 
     fetch_with_alt.__wrapped__ = original
     inline._fetch_figure_metadata = fetch_with_alt
+    # figures for high-density screens: twice the pixels, shown at the same size (width and height in the
+    # output's metadata); set on the backend's configuration too, so a later `%matplotlib inline` keeps it
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None:
+        inline.InlineBackend.instance().figure_formats = {"retina"}
+        inline.set_matplotlib_formats("retina")
 
 
 _HOOK = "__import__('helpers.site').site.install_alt_text_hook()"
@@ -568,16 +702,114 @@ def _course_map(students_md: str, chapters: list[str]) -> tuple[str, dict]:
     return "\n".join(lines), {"notebooks": n, "points": points, "minutes": minutes}
 
 
+_ENTRY = re.compile(r"^- \*\*(?P<term>.+?)\*\* \[(?P<where>[^\]]+)\]:\s*(?P<text>.*)$")
+
+
+def _glossary_entries(glossary_md: str) -> list[dict]:
+    """The entries of ``docs/GLOSSARY.md`` (``- **Term** [NN]: definition``, continued on lines indented
+    by two spaces): ``term`` (Markdown), ``key`` (the term without ``$``, how Sphinx's ``{term}`` role
+    finds it), ``where`` (the bracket's text) and ``text`` (the definition, its lines joined by newlines)."""
+    entries = []
+    for line in glossary_md.splitlines():
+        m = _ENTRY.match(line)
+        if m:
+            entries.append({"term": m["term"], "key": m["term"].replace("$", ""), "where": m["where"],
+                            "text": m["text"]})
+        elif entries and line.startswith("  ") and line.strip():
+            entries[-1]["text"] += "\n" + line.strip()
+    return entries
+
+
 def _glossary(glossary_md: str, chapters: list[str]) -> str:
-    """``docs/GLOSSARY.md`` with each ``[NN]`` (the notebook where a word is introduced) linked to its chapter."""
+    """``docs/GLOSSARY.md`` as a Sphinx glossary: an anchor per term (``glossary.html#term-...``, what the
+    chapters' first uses link to), sorted, each ``[NN]`` (the notebook where a word is introduced) a
+    link that reads "notebook NN"."""
     by_number = {c[:2]: c for c in chapters}
 
-    def link(m):
-        return re.sub(r"\d\d", lambda k: f"[{k.group(0)}]({by_number[k.group(0)]}.ipynb)"
-                      if k.group(0) in by_number else k.group(0), m.group(0))
+    def where(text):
+        return re.sub(r"\d\d", lambda k: f"[notebook {k.group(0)}]({by_number[k.group(0)]}.ipynb)"
+                      if k.group(0) in by_number else f"notebook {k.group(0)}", text)
 
-    return "\n".join(re.sub(r"(?<=\*\*) \[[\d ,\u2013-]+\]", link, line, count=1) if line.startswith("- **") else line
-                     for line in glossary_md.splitlines())
+    title, _, rest = glossary_md.partition("\n")
+    intro = rest.split("\n- **", 1)[0].strip()
+    body = []
+    for e in _glossary_entries(glossary_md):
+        text = "\n  ".join(e["text"].split("\n"))
+        body += [e["term"], f"  {text} (Introduced in {where(e['where'])}.)", ""]
+    return "\n".join([title, "", intro, "", "```{glossary}", ":sorted:", "", *body, "```", ""])
+
+
+#: Markdown that term links must not enter: fenced blocks, maths, code, links, roles, HTML, headings, tables.
+_PROTECTED = re.compile(r"(`{3,}|~{3,})[\s\S]*?\1|\$\$[\s\S]*?\$\$|\$[^$\n]+\$|\{[\w:-]+\}`[^`]*`|`[^`\n]*`"
+                        r"|!?\[[^\]\n]*\]\([^)\n]*\)|<[^>\n]+>|^#.*$|^\s*\|.*$", re.M)
+
+
+def _term_patterns(entries: list[dict]) -> list[tuple[str, re.Pattern]]:
+    """``(key, pattern)`` per glossary term: the words a chapter uses for it (the term without maths; the
+    name in brackets and the name before them; each name of a list such as "k-means, k-means++"),
+    case-insensitive unless written in capitals (WEAT, IAT), an optional plural s."""
+    out = []
+    mains = {re.sub(r"\s*\([^)]*\)|\$[^$]*\$", "", e["term"]).strip().lower() for e in entries}
+    for e in entries:
+        plain = re.sub(r"\$[^$]*\$", "", e["term"]).strip()
+        # a name in brackets is another name of the term, unless it names another term ("Effect size d (WEAT)")
+        names = [re.sub(r"\s*\([^)]*\)", "", plain).strip(),
+                 *(n for n in re.findall(r"\(([^)]*)\)", plain) if n.lower() not in mains)]
+        names = [n.strip() for name in names for n in re.split(r",\s*|\s+and\s+", name) if len(n.strip()) >= 3]
+        alternatives = []
+        for n in sorted(set(names), key=len, reverse=True):
+            word = re.escape(n)
+            alternatives.append(word if n.isupper() else f"(?i:{word})")
+        if alternatives:
+            out.append((e["key"], re.compile(r"(?<![\w-])(?:" + "|".join(alternatives) + r")s?(?![\w-])")))
+    return out
+
+
+def link_terms(nb, entries: list[dict]):
+    """A copy of ``nb`` whose markdown links the first use of each glossary term to its entry (``{term}`` role).
+
+    Only running text is searched: not maths, code, links, headings, tables or HTML.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A chapter.
+    entries : list of dict
+        The glossary (:func:`_glossary_entries`).
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        A new notebook; ``nb`` is unchanged.
+    """
+    nb = copy.deepcopy(nb)
+    todo = _term_patterns(entries)
+    for cell in nb.cells:
+        if cell.cell_type != "markdown" or not todo:
+            continue
+        source = cell.source
+        for key, pattern in list(todo):
+            pieces, pos, done = [], 0, False
+            for m in list(_PROTECTED.finditer(source)) + [None]:
+                end = m.start() if m else len(source)
+                if not done:
+                    hit = pattern.search(source, pos, end)
+                    if hit:
+                        word = hit.group(0)
+                        pieces.append(source[pos:hit.start()] + f"{{term}}`{word} <{key}>`" + source[hit.end():end])
+                        done = True
+                    else:
+                        pieces.append(source[pos:end])
+                else:
+                    pieces.append(source[pos:end])
+                if m:
+                    pieces.append(m.group(0))
+                    pos = m.end()
+            if done:
+                source = "".join(pieces)
+                todo.remove((key, pattern))
+        cell.source = source
+    return nb
 
 
 _REF_ID = re.compile(r"\b(doi:\S+?|arXiv:\S+?)(?=[,;\s)]|\.?$)")
@@ -629,9 +861,44 @@ def _references(chapters: dict[str, object]) -> str:
              "Each notebook also lists its own references at its end.", ""]
     for key in sorted(order, key=surname):
         work = works[key]
-        cited = "; ".join(f"[{n[:2]}]({n}.ipynb)" + (f" ({note})" if note else "") for n, note in work["cited"])
-        lines.append(f"- {max(work['citations'], key=len)}. Cited in {cited}.")
+        cited = "; ".join(f"[notebook {n[:2]}]({n}.ipynb)" + (f" ({note})" if note else "") for n, note in work["cited"])
+        lines.append(link_identifiers(f"- {max(work['citations'], key=len)}. Cited in {cited}."))
     return "\n".join(lines) + "\n"
+
+
+_DOI = re.compile(r"\b(doi|arXiv):(\S+?)(?=[,;\s)\]]|\.(?:\s|$)|\.?$)")
+
+
+def link_identifiers(text: str) -> str:
+    """``text`` with each ``doi:...`` and ``arXiv:...`` outside code, maths and links made a link
+    (https://doi.org/..., https://arxiv.org/abs/...).
+
+    Parameters
+    ----------
+    text : str
+        Markdown.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> link_identifiers("Science 356 (2017), doi:10.1126/science.aal4230.")
+    'Science 356 (2017), [doi:10.1126/science.aal4230](https://doi.org/10.1126/science.aal4230).'
+    """
+    def link(m):
+        base = "https://doi.org/" if m.group(1) == "doi" else "https://arxiv.org/abs/"
+        return f"[{m.group(0)}]({base}{m.group(2)})"
+
+    pieces, pos = [], 0
+    for m in list(_PROTECTED.finditer(text)) + [None]:
+        end = m.start() if m else len(text)
+        pieces.append(_DOI.sub(link, text[pos:end]))
+        if m:
+            pieces.append(m.group(0))
+            pos = m.end()
+    return "".join(pieces)
 
 
 def _fence(text: str) -> str:
@@ -751,7 +1018,77 @@ def _table1_page(fig_dir: Path) -> str:
         *wefat, "", "## Figures", "", *figures])
 
 
-def _home(edition: str, readme: str, course_map: str, totals: dict, chapters: list[str]) -> str:
+HUB_ENV = "COURSE_SITE_HUB_URL"
+SITE_LICENCE = ("The text and figures of this course are under the Creative Commons Attribution 4.0 licence "
+                "([CC BY 4.0](https://creativecommons.org/licenses/by/4.0/)), its code under the MIT License; "
+                "the data keep their sources' terms (the repository's `LICENSE-TEXT.md`).")
+
+
+def _citation(cff_text: str) -> list[str]:
+    """The home page's "How to cite" lines from ``CITATION.cff``: the citation as text and as BibTeX."""
+    import yaml
+
+    cff = yaml.safe_load(cff_text)
+    authors = " and ".join(a.get("name") or f"{a.get('given-names', '')} {a.get('family-names', '')}".strip()
+                           for a in cff.get("authors", []))
+    lines = [f"{authors}. *{cff['title']}*. Version {cff['version']}."]
+    bib_title = cff["title"].replace("&", "\\&")
+    bib = ["@software{weat_course,", f"  author  = {{{{{authors}}}}},", f"  title   = {{{bib_title}}},",
+           f"  version = {{{cff['version']}}},", f"  note    = {{{', '.join(cff.get('license', []))}}},", "}"]
+    out = [cff.get("message", ""), "", *lines, "", "```bibtex", *bib, "```"]
+    for ref in cff.get("references", []):
+        names = ", ".join(f"{a['family-names']}, {a['given-names']}" for a in ref.get("authors", []))
+        out += ["", f"The paper it replicates: {names} ({ref['year']}). {ref['title']}. *{ref['journal']}* "
+                    f"{ref['volume']}({ref['issue']}), {ref['start']}-{ref['end']}. "
+                    f"[doi:{ref['doi']}](https://doi.org/{ref['doi']})."]
+    return out
+
+
+def hub_links(chapters: dict, hub: str) -> dict:
+    """The class edition's chapters with an "Open this notebook in JupyterHub" link below each title.
+
+    Parameters
+    ----------
+    chapters : dict
+        ``{assignment: notebook}``.
+    hub : str
+        The instructor's address (environment variable ``COURSE_SITE_HUB_URL`` at build time), with
+        ``{assignment}`` where the assignment's name goes, e.g. an nbgitpuller link to the class's hub;
+        empty: no link.
+
+    Returns
+    -------
+    dict
+        New notebooks (``chapters`` unchanged), each with a second cell holding the link; ``chapters`` itself
+        when ``hub`` is empty.
+
+    Raises
+    ------
+    SiteError
+        ``hub`` is not an http(s) address or has no ``{assignment}``.
+    """
+    from html import escape
+
+    import nbformat
+
+    hub = hub.strip()
+    if not hub:
+        return chapters
+    if "{assignment}" not in hub or not re.match(r"^https?://[^\s\"<>]+$", hub):
+        raise SiteError(f"{HUB_ENV} must be an http(s) address holding {{assignment}} (replaced by e.g. 01_cosine), "
+                        f"for example an nbgitpuller link to your hub; it is {hub!r}.")
+    out = {}
+    for name, nb in chapters.items():
+        nb = copy.deepcopy(nb)
+        url = escape(hub.replace("{assignment}", name), quote=True)
+        nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+            f'<p class="course-hub"><a class="btn course-hub-link" href="{url}">Open this notebook in JupyterHub</a></p>'))
+        out[name] = nb
+    return out
+
+
+def _home(edition: str, readme: str, course_map: str, totals: dict, chapters: list[str],
+          citation: list[str] | None = None) -> str:
     title = readme.splitlines()[0].lstrip("# ").strip()
     intro = readme.split("\n\n")[1].strip()
     hours = totals["minutes"] / 60
@@ -787,6 +1124,7 @@ def _home(edition: str, readme: str, course_map: str, totals: dict, chapters: li
         "## Course map", "", course_map, "",
         f"In all: {totals['notebooks']} notebooks, {totals['points']} points, about {hours:.0f} hours for a first pass.",
         "", "## Who gets what", "", *who, "",
+        "## Licence and how to cite", "", SITE_LICENCE, "", *(citation or []), "",
         "```{toctree}", ":caption: Notebooks", ":hidden:", "", toc_chapters, "```", "",
         "```{toctree}", ":caption: The course", ":hidden:", "", extra + "glossary\nreferences\nstudents", "```", ""])
 
@@ -800,7 +1138,8 @@ details.course-answer:not([open]) > summary .expanded, details.course-answer[ope
 details.hide.above-input > summary { font-weight: 600; }
 details.hide > summary .collapsed::before, details.course-answer > summary::marker { color: var(--pst-color-primary, #0a7d91); }
 /* wide tables scroll instead of widening the page on a phone */
-article table { display: block; overflow-x: auto; max-width: 100%; }
+article .pst-scrollable-table-container { overflow-x: auto; max-width: 100%; }
+article table.table { width: auto; }  /* no wider than its rows (a block-level table left an empty band) */
 .cell_output pre, .highlight pre { white-space: pre; overflow-x: auto; }
 img { max-width: 100%; height: auto; }
 /* on a phone the theme's headings take a screen each */
@@ -808,7 +1147,184 @@ img { max-width: 100%; height: auto; }
   article h1 { font-size: 1.9rem; } article h2 { font-size: 1.5rem; } article h3 { font-size: 1.25rem; }
 }
 /* a long displayed formula scrolls on a narrow screen (MathJax does not break lines) */
-div.math, mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+div.math { overflow-x: auto; overflow-y: hidden; max-width: 100%; }
+article mjx-container[display="true"] { overflow: visible !important; }  /* div.math scrolls, and takes the Tab stop */
+/* every control shows where the keyboard is (WCAG 2.4.7): the themes hide the outline of some buttons */
+a:focus-visible, button:focus-visible, summary:focus-visible, .btn:focus-visible, input:focus-visible,
+[tabindex]:focus-visible, label:focus-visible {
+  outline: 3px solid var(--course-focus, #1a5fb4) !important; outline-offset: 2px; box-shadow: none !important; }
+html[data-theme="dark"] { --course-focus: #99c1f1; }
+/* the page's contents column (right) wraps long code and formulas instead of running off the screen */
+.bd-sidebar-secondary .pre, .bd-sidebar-secondary code { white-space: normal !important; overflow-wrap: anywhere;
+  word-break: break-all; }
+.bd-sidebar-secondary .sidebar-secondary-item { min-width: 0; }
+/* glossary: one entry per term, its anchor the term */
+dl.glossary dt { margin-top: 0.8em; }
+/* figures: a figure wider than the text keeps its size and scrolls sideways (its labels stay legible);
+   below it, a link opens it full size (course.js) */
+div.cell_output { overflow-x: auto; max-width: 100%; }
+@media (min-width: 600px) { .cell_output img { max-width: none; } }
+div.course-print-copy { display: none; }
+a.course-figure-open { display: inline-block; font-size: 0.85em; margin: 0.2em 0 0.8em; }
+/* the copy button of each code block (course.js) */
+div.highlight.course-has-copy { position: relative; }
+button.course-copy { position: absolute; top: 0.3em; right: 0.3em; font-size: 0.75em; padding: 0.1em 0.5em;
+  border: 1px solid var(--pst-color-border, #767676); border-radius: 4px; color: var(--pst-color-text-base, #222);
+  background: var(--pst-color-background, #fff); opacity: 0.9; cursor: pointer; }
+p.course-hub { margin: 0.5em 0 1em; }
+a.course-hub-link { border: 1px solid var(--pst-color-primary, #0a7d91); }
+/* print: light colours whatever the screen's mode, every solution open, code wrapped, no navigation */
+@media print {
+  html, html[data-theme="dark"], html[data-theme="light"] {
+    --pst-color-background: #fff; --pst-color-on-background: #fff; --pst-color-surface: #f3f3f3;
+    --pst-color-on-surface: #111; --pst-color-text-base: #111; --pst-color-text-muted: #333;
+    --pst-color-heading: #111; --pst-color-primary: #0b4f6c; --pst-color-link: #0b4f6c;
+    --pst-color-inline-code: #6b1f5c; --pst-color-border: #bbb; --pst-color-shadow: transparent;
+    color-scheme: light; }
+  body, article, .bd-main, .bd-content, .bd-article-container { color: #111 !important; background: #fff !important; }
+  mjx-container, mjx-container svg { color: #111 !important; }
+  .highlight, .highlight pre, div.cell_output, .cell_output pre { background: #f6f6f6 !important; color: #111 !important; }
+  html[data-theme="dark"] .highlight * { color: #111 !important; }
+  pre, .highlight pre, .cell_output pre { white-space: pre-wrap !important; overflow-wrap: anywhere; overflow: visible !important; }
+  article details.hide, article details.course-answer { display: none !important; }
+  div.course-print-copy { display: block !important; border-left: 4px solid #0b4f6c; padding-left: 0.8em; }
+  p.course-print-label { font-weight: 600; margin: 0.5em 0; }
+  .course-figure-open, .course-copy, .course-hub, .headerlink, .bd-header-article, .prev-next-area, .bd-sidebar-primary, .bd-sidebar-secondary { display: none !important; }
+  .cell_output img { max-width: 100% !important; }
+}
+"""
+
+#: The site's own script (``_static/course.js``). Its first part works around a bug of the pinned theme
+#: versions (pydata-sphinx-theme issue 2451, sphinx-book-theme issue 988, both open at 0.20.0 / 1.4.0, the
+#: newest sphinx-book-theme): the themes attach the sidebar handlers to the *first* ``.primary-toggle`` and
+#: ``.secondary-toggle`` of the page, a button of the hidden top bar, so the visible ☰ and contents buttons
+#: do nothing. A click on any other toggle is passed on to the first one, so every width gets the themes'
+#: own behaviour (a dialog on a narrow screen, a folding sidebar on a wide one). Re-check on a theme upgrade
+#: (CONTRIBUTING.md, "Patched internals"): remove it once the visible buttons work without it.
+JS = """
+(function () {
+  "use strict";
+  function ready(f) {
+    if (document.readyState !== "loading") { f(); } else { document.addEventListener("DOMContentLoaded", f); }
+  }
+  // the visible sidebar buttons: pass their clicks on to the button the theme wired
+  function wireSidebarToggles() {
+    ["primary", "secondary"].forEach(function (side) {
+      var toggles = document.querySelectorAll("." + side + "-toggle");
+      var wired = toggles[0];
+      toggles.forEach(function (button) {
+        if (button === wired || button.dataset.courseWired) { return; }
+        button.dataset.courseWired = "1";
+        button.addEventListener("click", function (event) {
+          event.preventDefault();
+          event.stopImmediatePropagation();
+          wired.click();
+        }, true);
+      });
+    });
+  }
+  ready(wireSidebarToggles);
+
+  // the theme's search buttons read "Search" to a screen reader but show "Search Ctrl+K" (axe-core:
+  // label-content-name-mismatch, WCAG 2.5.3); without the aria-label their name is what they show;
+  // so do myst-nb's "Show solution" toggles ("Toggle hidden content")
+  ready(function () {
+    document.querySelectorAll(".search-button-field[aria-label], details.hide > summary[aria-label]")
+      .forEach(function (b) { b.removeAttribute("aria-label"); });
+  });
+
+  // each figure of a chapter: a link below it to the image at full size
+  function linkFigures() {
+    document.querySelectorAll(".cell_output img").forEach(function (img) {
+      if (img.dataset.courseLinked) { return; }
+      img.dataset.courseLinked = "1";
+      var link = document.createElement("a");
+      link.href = img.getAttribute("src");
+      link.className = "course-figure-open";
+      link.textContent = "Open the figure full size";
+      img.insertAdjacentElement("afterend", link);
+    });
+  }
+  ready(linkFigures);
+
+  // a copy button on each block of code (the Clipboard API, which pages read from disk may use; else the
+  // selection and execCommand)
+  function copyText(text, done) {
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { fallback(text, done); });
+    } else { fallback(text, done); }
+  }
+  function fallback(text, done) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    try { document.execCommand("copy"); done(); } finally { document.body.removeChild(area); }
+  }
+  function addCopyButtons() {
+    document.querySelectorAll("div.highlight > pre").forEach(function (pre) {
+      var box = pre.parentElement;
+      if (box.closest(".cell_output")) { return; }  // code, not what it printed
+      if (box.querySelector(".course-copy")) { return; }
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "course-copy";
+      button.textContent = "Copy";
+      button.setAttribute("aria-label", "Copy the code");
+      button.addEventListener("click", function () {
+        copyText(pre.innerText.replace(/\\n$/, ""), function () {
+          button.textContent = "Copied";
+          window.setTimeout(function () { button.textContent = "Copy"; }, 2000);
+        });
+      });
+      box.classList.add("course-has-copy");
+      box.insertBefore(button, pre);
+    });
+  }
+  ready(addCopyButtons);
+
+  // printing: a copy of each worked solution and model answer, shown only in print, where the folded
+  // <details> element is left out (a closed <details> prints without its content, whatever the style
+  // sheet or a "beforeprint" handler does, in Chromium's PDF output)
+  function printCopies() {
+    document.querySelectorAll("article details.hide, article details.course-answer").forEach(function (d) {
+      if (d.dataset.coursePrint) { return; }
+      d.dataset.coursePrint = "1";
+      var copy = document.createElement("div");
+      copy.className = "course-print-copy";
+      var label = document.createElement("p");
+      label.className = "course-print-label";
+      label.textContent = d.classList.contains("course-answer") ? "Model answer" : "Worked solution";
+      copy.appendChild(label);
+      Array.prototype.forEach.call(d.children, function (child) {
+        if (child.tagName === "SUMMARY") { return; }
+        var c = child.cloneNode(true);
+        c.removeAttribute("id");
+        c.querySelectorAll("[id]").forEach(function (e) { e.removeAttribute("id"); });
+        copy.appendChild(c);
+      });
+      d.insertAdjacentElement("afterend", copy);
+    });
+  }
+  // after MathJax has typeset the page (the copies then hold the typeset formulas); "load" waits for it to load
+  window.addEventListener("load", function () {
+    var typeset = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+    (typeset || Promise.resolve()).then(function () {
+      printCopies();
+      // a block that scrolls sideways (a long formula, a wide figure or table) takes a Tab stop, so that
+      // a keyboard can scroll it (WCAG 2.1.1; axe-core: scrollable-region-focusable)
+      document.querySelectorAll("article div.math, article div.cell_output, article .pst-scrollable-table-container, article pre")
+        .forEach(function (e) {
+          if (e.scrollWidth > e.clientWidth + 1 && !e.hasAttribute("tabindex") && !e.closest(".course-print-copy")) {
+            e.setAttribute("tabindex", "0");
+          }
+        });
+    });
+  });
+})();
 """
 
 CONF = '''# Generated by helpers/site.py: the Sphinx configuration of the course's site ({edition} edition).
@@ -822,7 +1338,12 @@ language = "en"
 html_theme = "sphinx_book_theme"
 html_title = {short!r}
 html_static_path = ["_static"]
+# the light/dark switch starts from the reader's system setting ("auto"; unset, the theme logs an error on every page)
+html_context = {{"default_mode": "auto"}}
+# search once, in the top bar (the theme's sidebar has a second search field; theme.conf's default without it)
+html_sidebars = {{"**": ["navbar-logo.html", "icon-links.html", "sbt-sidebar-nav.html"]}}
 html_css_files = ["course.css"]
+html_js_files = ["course.js"]
 html_show_sourcelink = False
 html_show_sphinx = True
 html_copy_source = True
@@ -840,7 +1361,8 @@ html_theme_options = {{
 }}
 # maths: MathJax 3 served from the site itself (_static/mathjax, copied at build time), SVG output: no web fonts
 mathjax_path = "mathjax/tex-svg.js"
-mathjax3_config = {{"svg": {{"fontCache": "global"}}}}
+# formulas are not Tab stops (MathJax's menu setting "Include in Tab Order"; its menu stays on right-click)
+mathjax3_config = {{"svg": {{"fontCache": "global"}}, "options": {{"menuOptions": {{"settings": {{"inTabOrder": False}}}}}}}}
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 nb_execution_mode = "off"
@@ -911,10 +1433,19 @@ def build_site(root: str | os.PathLike = ".", out: str | os.PathLike = "site", *
         chapters = {n: _chapter_self_study(nb) for n, nb in downloads.items()}
     else:
         names = _assignments(root, "notebooks")
-        chapters = {n: class_notebook(_read(root / "notebooks" / n / f"{n}.ipynb")) for n in names}
-        downloads = chapters
+        downloads = {n: class_notebook(_read(root / "notebooks" / n / f"{n}.ipynb")) for n in names}
+        chapters = {n: _note_figures(copy.deepcopy(nb)) for n, nb in downloads.items()}
     if not chapters:
         raise SiteError(f"No notebooks found for the {edition} edition in {root}.")
+    glossary_md = (root / "docs" / "GLOSSARY.md").read_text(encoding="utf-8")
+    terms = _glossary_entries(glossary_md)
+    chapters = {n: link_terms(nb, terms) for n, nb in chapters.items()}  # new notebooks: downloads unchanged
+    for nb in chapters.values():
+        for cell in nb.cells:
+            if cell.cell_type == "markdown":
+                cell.source = link_identifiers(cell.source)
+    if edition == "class":
+        chapters = hub_links(chapters, os.environ.get(HUB_ENV, ""))
     readme = (root / "README.md").read_text(encoding="utf-8")
     students = (root / "docs" / "STUDENTS.md").read_text(encoding="utf-8")
     course_map, totals = _course_map(students, names)
@@ -925,20 +1456,28 @@ def build_site(root: str | os.PathLike = ".", out: str | os.PathLike = "site", *
         for name, nb in chapters.items():
             _write(nb, src / f"{name}.ipynb")
             alt.update(_alt_texts(nb))
-        (src / "index.md").write_text(_home(edition, readme, course_map, totals, names), encoding="utf-8")
+        cff = root / "CITATION.cff"
+        citation = _citation(cff.read_text(encoding="utf-8")) if cff.is_file() else None
+        (src / "index.md").write_text(_home(edition, readme, course_map, totals, names, citation), encoding="utf-8")
         (src / "students.md").write_text(students.replace("(GLOSSARY.md)", "(glossary.md)"), encoding="utf-8")
-        (src / "glossary.md").write_text(_glossary((root / "docs" / "GLOSSARY.md").read_text(encoding="utf-8"), names),
-                                         encoding="utf-8")
+        (src / "glossary.md").write_text(_glossary(glossary_md, names), encoding="utf-8")
         (src / "references.md").write_text(_references(chapters), encoding="utf-8")
         if edition == "self-study":
             if progress:
                 progress("computing Table 1 and the figures (python -m helpers replicate) ...")
             (src / "replication.md").write_text(_table1_page(src / "figures"), encoding="utf-8")
         (src / "_static" / "course.css").write_text(CSS, encoding="utf-8")
+        (src / "_static" / "course.js").write_text(JS, encoding="utf-8")
         _copy_mathjax(es5, src / "_static" / "mathjax")
         title = readme.splitlines()[0].lstrip("# ").strip()
         short = "Bias in word embeddings" + (" (class edition)" if edition == "class" else "")
-        footer = (f"The {edition} edition of the course, built with Sphinx, myst-nb and sphinx-book-theme; "
+        from datetime import datetime, timezone
+
+        from . import __version__
+
+        built = datetime.fromtimestamp(int(os.environ.get("SOURCE_DATE_EPOCH") or time.time()), timezone.utc)
+        footer = (f"Version {__version__} of the course, {edition} edition, built on {built:%Y-%m-%d}. "
+                  "Text and figures: CC BY 4.0; code: MIT. Built with Sphinx, myst-nb and sphinx-book-theme; "
                   "MathJax 3 is served from this site.")
         (src / "conf.py").write_text(CONF.format(edition=edition, title=title, short=short, footer=footer, alt=alt),
                                      encoding="utf-8")
