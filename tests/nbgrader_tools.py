@@ -602,17 +602,22 @@ def pretty(obj) -> str:
 
 def run_nbval(executed: Path, tmp_path: Path, env: dict | None = None) -> tuple[dict, set]:
     """One ``pytest --nbval`` run over the notebooks in ``executed`` (a copy of ``executed/``, with its
-    sanitizers), as they were executed (``PYTHONHASHSEED=0``, matplotlib's default backend), in ``env``
-    (default: this process's). Returns the failed cells (name -> nbval's message) and the passed ones."""
+    sanitizers), as they were executed (``PYTHONHASHSEED=0``, matplotlib's default backend, figures recorded as
+    ``python -m helpers site --execute-only`` records them), in ``env`` (default: this process's), with the
+    figure check of ``tests/figure_check.py`` (what nbval skips: each figure's pixels and alt text). Returns the
+    failed cells (name -> the message) and the passed ones."""
     import subprocess
     import xml.etree.ElementTree as ET
 
+    import figure_check
     from helpers.site import SANITIZE_FILE
 
     report = tmp_path / f"nbval-{os.getpid()}-{time.monotonic_ns()}.xml"
     env = dict(os.environ if env is None else env, PYTHONHASHSEED="0")  # as executed (helpers site --execute-only)
+    env = figure_check.kernel_env(tmp_path / f"home-{time.monotonic_ns()}", env)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parent), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.pop("MPLBACKEND", None)
-    res = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env",
+    res = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "-p", "figure_check",
                           "--nbval-sanitize-with", str(executed / SANITIZE_FILE), "-o", "addopts=",
                           "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(executed)],
                          capture_output=True, text=True, env=env, cwd=tmp_path)

@@ -358,9 +358,10 @@ def _alter_one_number(nb) -> tuple[int, str, str]:
 
 
 def test_nbval_passes_on_the_stored_outputs_and_fails_on_a_changed_number(tmp_path):
-    """One ``pytest --nbval`` run over a copy of executed/ plus ``zz_altered.ipynb`` (01_cosine up to the first
-    cell that prints a decimal number, with one printed digit changed): every stored cell passes; the altered copy
-    fails at that cell and only there."""
+    """One ``pytest --nbval`` run, with the figure check (tests/figure_check.py), over a copy of executed/ plus
+    ``zz_altered.ipynb`` (01_cosine up to the first cell that prints a decimal number, with one printed digit
+    changed) and two copies up to its first figure (alt text changed, pixels changed): every stored cell passes;
+    each altered copy fails at its cell and only there."""
     pytest.importorskip("nbval", reason="nbval is pinned in requirements.txt: pip install -r requirements.txt")
     work = tmp_path / "executed"
     shutil.copytree(EXECUTED, work)
@@ -369,13 +370,18 @@ def test_nbval_passes_on_the_stored_outputs_and_fails_on_a_changed_number(tmp_pa
     # the cells after it are checked in the unaltered copy; leaving them out here saves running them twice
     altered.cells = altered.cells[:[i for i, c in enumerate(altered.cells) if c.cell_type == "code"][cell] + 1]
     nbt.write_nb(altered, work / "zz_altered.ipynb")
+    figure_cell = _figure_copies(work)
     start = time.perf_counter()
     failed, passed = nbt.run_nbval(work, tmp_path)
     print(f"\nnbval over {len(list(work.glob('*.ipynb')))} notebooks: {time.perf_counter() - start:.0f} s")
-    real = {k: v[-1500:] for k, v in failed.items() if "zz_altered" not in k}
+    real = {k: v[-1500:] for k, v in failed.items() if "zz_" not in k}
     assert not real, "stored outputs differ from a fresh run (re-execute with `python -m helpers site --execute-only "
     "NN_topic` if the change is intended):\n" + "\n\n".join(f"{k}:\n{v}" for k, v in real.items())
-    assert sum("zz_altered" not in p for p in passed) > 100, f"too few cells checked: {len(passed)}"
+    assert sum("zz_" not in p for p in passed) > 100, f"too few cells checked: {len(passed)}"
+    # what nbval skips, the figure check sees: a changed alt text, a changed block of pixels
+    for name, words in (("zz_alt", "alt text differs"), ("zz_pixels", "of the pixels differ")):
+        hits = [k for k in failed if name in k]
+        assert len(hits) == 1 and hits[0].endswith(f"Cell {figure_cell}") and words in failed[hits[0]], (name, failed)
     altered_failures = [k for k in failed if "zz_altered" in k]
     assert len(altered_failures) == 1, f"the altered notebook should fail at one cell, not {altered_failures}"
     assert altered_failures[0].endswith(f"Cell {cell}"), (altered_failures, cell)
@@ -422,22 +428,14 @@ def test_compare_figures_tolerates_edge_pixels_and_catches_changes():
     assert figure_check.compare_figures(stored, []) == ["1 figures stored, 0 in the fresh run"]
 
 
-def test_a_changed_figure_or_alt_text_in_executed_fails_against_a_fresh_run(tmp_path):
-    """``pytest --nbval -p figure_check`` over executed/01 (stored figures as they are) and two copies of it up
-    to its first figure, one with the figure's alt text changed and one with a block of its pixels changed:
-    01 passes, each copy fails at the figure's cell, saying what differs. (The full nbval run of executed/ can
-    load the same plugin: tests/figure_check.py.)"""
-    pytest.importorskip("nbval", reason="nbval is pinned in requirements.txt: pip install -r requirements.txt")
+def _figure_copies(work: Path) -> int:
+    """Write two copies of the first executed notebook up to its first figure into ``work``: ``zz_alt`` with
+    the figure's alt text changed, ``zz_pixels`` with a block of its pixels changed. Returns the number of the
+    figure's cell among the code cells (nbval's ``Cell N``)."""
     import figure_check
 
-    first = ASSIGNMENTS[0]
-    work = tmp_path / "executed"
-    work.mkdir()
-    shutil.copy2(EXECUTED / site.SANITIZE_FILE, work / site.SANITIZE_FILE)
-    shutil.copy2(EXECUTED / f"{first}.ipynb", work / f"{first}.ipynb")
-    nb = nbt.read_nb(EXECUTED / f"{first}.ipynb")
+    nb = nbt.read_nb(EXECUTED / f"{ASSIGNMENTS[0]}.ipynb")
     index, _ = _first_figure(nb)
-    n_code = sum(c.cell_type == "code" for c in nb.cells[: index + 1]) - 1
     for name, change in (("zz_alt", "alt"), ("zz_pixels", "pixels")):
         altered = copy.deepcopy(nb)
         altered.cells = altered.cells[: index + 1]
@@ -450,25 +448,7 @@ def test_a_changed_figure_or_alt_text_in_executed_fails_against_a_fresh_run(tmp_
             pixels[h // 3: h // 3 + 20, w // 3: w // 3 + 60, :3] = 0.0
             output["data"]["image/png"] = _png(pixels)
         nbt.write_nb(altered, work / f"{name}.ipynb")
-    report = tmp_path / "nbval.xml"
-    env = figure_check.kernel_env(tmp_path / "home", dict(os.environ, PYTHONHASHSEED="0"))
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env.pop("MPLBACKEND", None)
-    res = subprocess.run([sys.executable, "-m", "pytest", "--nbval", "--nbval-current-env", "-p", "figure_check",
-                          "--nbval-sanitize-with", str(work / site.SANITIZE_FILE), "-o", "addopts=",
-                          "-p", "no:cacheprovider", "-q", f"--junitxml={report}", str(work)],
-                         capture_output=True, text=True, env=env, cwd=tmp_path)
-    assert report.is_file(), f"nbval did not run:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}"
-    failed = {}
-    for case in ET.parse(report).getroot().iter("testcase"):
-        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
-        if bad is not None:
-            failed[f"{case.get('classname')}::{case.get('name')}"] = (bad.get("message") or "") + (bad.text or "")
-    real = {k: v[-1500:] for k, v in failed.items() if "zz_" not in k}
-    assert not real, "stored figures differ from a fresh run:\n" + "\n\n".join(f"{k}:\n{v}" for k, v in real.items())
-    for name, words in (("zz_alt", "alt text differs"), ("zz_pixels", "of the pixels differ")):
-        hits = [k for k in failed if name in k]
-        assert len(hits) == 1 and hits[0].endswith(f"Cell {n_code}") and words in failed[hits[0]], (name, failed)
+    return sum(c.cell_type == "code" for c in nb.cells[: index + 1]) - 1
 
 
 # ============================================================================ building the site
