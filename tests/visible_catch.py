@@ -47,10 +47,12 @@ def _run(source: str, ns: dict, index: int) -> None:
 
 def _own_tests(nb, mutant) -> list[str]:
     """The exercise's own test cells: those of ``fails`` named after the mutant's cell (``<cell>_tests``, and
-    ``<cell>_vectorised_tests`` where an exercise has two), else ``<cell>_tests``."""
-    ids = [nbt.grade_id(c) for c in nb.cells]
-    own = [g for g in mutant["fails"] if g.startswith(f"{mutant['cell']}_") and g in ids]
-    return own or [f"{mutant['cell']}_tests"]
+    ``<cell>_vectorised_tests`` where an exercise has two; a ``_solution`` suffix of the cell left out), else
+    (a mutant that only costs another exercise's points, through a rule that follows calls) all of ``fails``."""
+    ids = {nbt.grade_id(c) for c in nb.cells}
+    base = mutant["cell"].removesuffix("_solution")
+    own = [g for g in mutant["fails"] if g.startswith(f"{base}_") and g in ids]
+    return own or [g for g in mutant["fails"] if g in ids]
 
 
 def measure(assignment: str) -> list[dict]:
