@@ -27,6 +27,11 @@ PVALUE_REFERENCES = ("permutation_test", "_all_subset_sums", "_sampled_subset_su
 #: The library function that would do Exercises 1 and 3 for the student (demonstrated in the notebook).
 SCIPY_PERMUTATION_TEST = "scipy.stats.permutation_test"
 
+#: Why two calls with the same seed differ, as students get it wrong: named in the reproducibility messages.
+_SEED_CAUSES = ("The likely causes: global randomness (np.random.seed with np.random.permutation, shuffle, ...), "
+                "or a Generator re-created inside the loop (np.random.default_rng() without the seed gives new draws "
+                "every time). Make one Generator before the loop with np.random.default_rng(rng) and draw only from it.")
+
 #: What each alternative counts, for the hints.
 COUNTS = {"greater": "s_i >= s - tol", "less": "s_i <= s + tol",
           "two-sided": "|s_i| >= |s| - tol, with the absolute value on both sides (not twice the 'greater' p-value, "
@@ -229,8 +234,8 @@ def sampled_pvalue_tests(nb, seed):
         runs = [sampled_pvalue(sx, sy, 4000, s) for s in (11, 11, 12, 13)]
         g1 = sampled_pvalue(sx, sy, 4000, np.random.default_rng([seed, 21]))
         g2 = sampled_pvalue(sx, sy, 4000, np.random.default_rng([seed, 21]))
-    assert runs[0] == runs[1], "sampled_pvalue gives different p-values for the same seed."
-    assert g1 == g2, "sampled_pvalue gives different p-values for two Generators made from the same seed."
+    assert runs[0] == runs[1], f"sampled_pvalue gives different p-values for the same seed. {_SEED_CAUSES}"
+    assert g1 == g2, f"sampled_pvalue gives different p-values for two Generators made from the same seed. {_SEED_CAUSES}"
     assert len(set(runs)) > 1, "sampled_pvalue gives the same p-value for different seeds; is rng used?"
     for p in runs + [g1]:
         _check_form(p, 4000, "sampled_pvalue on 10 + 10 unseen scores")

@@ -30,7 +30,7 @@ def _toy_embedding(rng, n: int, d: int) -> KeyedVectors:
 
 
 def gender_direction_tests(nb, seed):
-    """Three pairs of vectors of different lengths, one GloVe pair, a zero difference; own work."""
+    """Three pairs of vectors of different lengths (a float64 result), one GloVe pair, a zero difference; own work."""
     gender_direction = nb.gender_direction
     rng = np.random.default_rng([seed, 8101])
     toy = _toy_embedding(rng, 6, 5)
@@ -40,6 +40,10 @@ def gender_direction_tests(nb, seed):
         g = _chk.check_own_work(gender_direction, "gender_direction", what="`gender_direction`",
                                 run=lambda: gender_direction(toy, pairs))
         _chk.check_shape(g, (5,), "gender_direction on a 5-d embedding")
+        # the exercise says "work in float64"; gensim's vectors are float32, so a result that never converted is float32
+        assert np.asarray(g).dtype == np.float64, (
+            f"gender_direction returned an array of {np.asarray(g).dtype}, not float64: the exercise asks you to work in "
+            "float64. gensim stores its vectors as float32; convert each one with np.asarray(kv[word], dtype=np.float64).")
         _chk.check_close(g, _reference.gender_direction(toy, pairs),
                          "gender_direction with three pairs of vectors of different lengths", rtol=1e-5, atol=1e-7)
         # GloVe's vectors are a read-only memory map: normalising kv[word] in place raises here

@@ -72,5 +72,7 @@ MUTANTS = [
     {"name": "gender_direction that calls the course's reference implementation", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("def gender_direction(kv, pairs):", _DIRECTION_REFERENCE), ("return total / norm", "return reference_direction(kv, pairs)")]},
     {"name": "gender_direction that imports the reference implementation inside the function", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("return total / norm", _DIRECTION_INSIDE)]},
     {"name": "projected_keyedvectors projects by hand with the direction not normalised", "cell": "projected_keyedvectors", "fails": ["projected_keyedvectors_tests"], "replace": [("project_out(V, direction).astype(np.float32)", _BY_HAND_UNNORMALISED)]},
+    # --- issue 42: the exercise says "work in float64"; the visible and the hidden check both read the dtype ---
+    {"name": "gender_direction that returns float32 (gensim's dtype) instead of float64", "cell": "gender_direction", "fails": ["gender_direction_tests"], "replace": [("return total / norm", "return (total / norm).astype(np.float32)")]},
     {"name": "remaining_gap as the norm of the whole matrix of differences divided by the number of pairs", "cell": "remaining_gap", "fails": ["remaining_gap_tests"], "replace": [(_GAP, _GAP.replace(", axis=1).mean())", ") / len(pairs))"))]},
 ]
