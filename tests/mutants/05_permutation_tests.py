@@ -31,7 +31,7 @@ _CALL_SCIPY_SAMPLED = ("return float(stats.permutation_test((sx, sy), " + _SCIPY
 _PLOT_CALLS_REFERENCE = ("def plot_null_distribution(null, observed, ax, bins=50):\n"
                          "    from helpers.plots import null_distribution\n"
                          "    return null_distribution(null, observed, ax=ax)\n")
-_PLOT_HIST = 'ax.hist(null, bins=bins, color="0.7"'
+_PLOT_HIST = 'ax.hist(null, bins=bins, color="#737373"'
 _PLOT_LABELS = ('ax.set_xlabel("statistic of a split, s(X_i, Y_i, A, B) (unitless)")\n'
                 '    ax.set_ylabel("number of splits")\n    ')
 
@@ -73,11 +73,11 @@ MUTANTS = [
     {"name": "sampled p-value that seeds NumPy's global state (np.random.seed(rng); fails for a Generator)", "cell": "sampled_pvalue", "fails": ["sampled_pvalue_tests"], "replace": [("gen = np.random.default_rng(rng)", "np.random.seed(rng)"), (_PERMS, "perms = np.array([np.random.permutation(pooled) for _ in range(rows)])")]},
     # the figure (Exercise 2), read from the Axes
     {"name": "null-distribution figure with the line at the mean of the null instead of the observed statistic", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [("ax.axvline(observed,", "ax.axvline(null.mean(),")]},
-    {"name": "null-distribution figure of the wrong data (the notebook's row-8 null8, not the argument)", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null8, bins=bins, color="0.7"')]},
-    {"name": "null-distribution figure as a density (density=True) instead of counts", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null, bins=bins, density=True, color="0.7"')]},
-    {"name": "null-distribution figure that ignores bins (matplotlib's default 10)", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null, color="0.7"')]},
+    {"name": "null-distribution figure of the wrong data (the notebook's row-8 null8, not the argument)", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null8, bins=bins, color="#737373"')]},
+    {"name": "null-distribution figure as a density (density=True) instead of counts", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null, bins=bins, density=True, color="#737373"')]},
+    {"name": "null-distribution figure that ignores bins (matplotlib's default 10)", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'ax.hist(null, color="#737373"')]},
     {"name": "null-distribution figure without axis labels", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_LABELS, "")]},
-    {"name": "null-distribution figure drawn with plt.* on the current figure instead of the given Axes", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'plt.hist(null, bins=bins, color="0.7"'), ("ax.axvline(", "plt.axvline("), ("ax.set_xlabel(", "plt.xlabel("), ("ax.set_ylabel(", "plt.ylabel("), ("ax.legend(", "plt.legend(")]},
+    {"name": "null-distribution figure drawn with plt.* on the current figure instead of the given Axes", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [(_PLOT_HIST, 'plt.hist(null, bins=bins, color="#737373"'), ("ax.axvline(", "plt.axvline("), ("ax.set_xlabel(", "plt.xlabel("), ("ax.set_ylabel(", "plt.ylabel("), ("ax.legend(", "plt.legend(")]},
     {"name": "null-distribution figure that does not return the Axes", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "replace": [("    return ax", "")]},
     {"name": "null-distribution figure that calls the course's figure (helpers.plots.null_distribution)", "cell": "plot_null_distribution", "fails": ["plot_null_distribution_tests"], "source": _PLOT_CALLS_REFERENCE},
 ]
