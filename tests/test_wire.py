@@ -397,7 +397,7 @@ async def main():
     if mode == "bounded":  # what ResilientExecute.create_kernel_manager does
         km.client_class = "helpers.grading.execute.BoundedKernelClient"
         km.context = execute._context(execute._ControlContext)
-        execute.BoundedKernelClient.max_process_bytes = hwm() + int(sys.argv[7])
+        execute.BoundedKernelClient.max_growth_bytes = int(sys.argv[7])
     await km.start_kernel()
     kc = km.client()
     kc.start_channels()
@@ -480,3 +480,29 @@ def test_a_message_of_many_parts_is_stopped_by_the_memory_guard(tmp_path):
     kernel is killed, and the process grows by at most that plus what arrives between two readings."""
     grown = _flood(tmp_path, "bounded", "iopub", 0, 2 * MB, parts=300, guard=GUARD, killed=True)
     assert grown < GUARD + 96 * MB, grown / MB
+
+
+def test_the_memory_guard_counts_growth_not_what_the_process_already_held(monkeypatch):
+    """A long-lived grading process may hold more than the guard's limit of its own (a pytest worker did, and
+    killed every honest kernel it started): the guard measures how much the process grows while a kernel runs."""
+    import threading
+
+    from helpers.grading import execute
+
+    killed = threading.Event()
+
+    class Process:
+        def kill(self):
+            killed.set()
+
+    km = type("KM", (), {"provisioner": type("P", (), {"process": Process()})()})()
+    resident = [3 * 1024 ** 3]  # 3 GiB before the kernel starts: more than the limit below
+    monkeypatch.setattr(execute, "_resident_bytes", lambda: resident[0])
+    monkeypatch.setattr(execute, "MEMORY_EVERY", 0.001)
+    guard = execute._MemoryGuard(km, 1024 ** 3)
+    guard.start()
+    resident[0] += 1024 ** 3 - 1  # grown by just under the limit: the kernel lives
+    assert not killed.wait(0.2) and not guard.tripped
+    resident[0] += 2  # past it
+    assert killed.wait(10) and guard.tripped
+    guard.stopping.set()
