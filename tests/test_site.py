@@ -380,9 +380,9 @@ def test_nbval_passes_on_the_stored_outputs_and_fails_on_a_changed_number(tmp_pa
     assert sum("zz_" not in p for p in passed) > 100, f"too few cells checked: {len(passed)}"
     # what nbval skips, the figure check sees: a changed alt text, a changed block of pixels
     for name, words in (("zz_alt", "alt text differs"), ("zz_pixels", "of the pixels differ")):
-        hits = [k for k in failed if name in k]
+        hits = [k for k in failed if f".{name}.ipynb::" in k]
         assert len(hits) == 1 and hits[0].endswith(f"Cell {figure_cell}") and words in failed[hits[0]], (name, failed)
-    altered_failures = [k for k in failed if "zz_altered" in k]
+    altered_failures = [k for k in failed if ".zz_altered.ipynb::" in k]
     assert len(altered_failures) == 1, f"the altered notebook should fail at one cell, not {altered_failures}"
     assert altered_failures[0].endswith(f"Cell {cell}"), (altered_failures, cell)
     message = failed[altered_failures[0]]
