@@ -65,3 +65,12 @@ def test_solutions_and_releases_agree():
     for path in RELEASES:
         solution = ROOT / "solutions" / Path(path).relative_to("notebooks")
         assert json.loads(solution.read_text())["metadata"] == json.loads((ROOT / path).read_text())["metadata"]
+
+
+def test_the_sites_notebooks_carry_the_same_metadata():
+    """The notebooks the website offers (the class edition's releases, the self-study edition's executed copies)
+    are given :data:`helpers.site.NOTEBOOK_METADATA`: the same as ``solutions/``, so they open unmodified too."""
+    from helpers.site import NOTEBOOK_METADATA
+
+    for path in RELEASES:
+        assert json.loads((ROOT / path).read_text())["metadata"] == NOTEBOOK_METADATA, path
