@@ -55,8 +55,13 @@ BEGIN_HIDDEN, END_HIDDEN = (f"### {edge} HIDDEN TESTS" for edge in ("BEGIN", "EN
 SHOW_SOLUTION, HIDE_SOLUTION = "Show solution", "Hide solution"
 SHOW_ANSWER, HIDE_ANSWER = "Show the model answer", "Hide the model answer"
 STUB = "raise NotImplementedError()"
+#: The metadata of every notebook the site writes or offers for download, the same as ``solutions/``'s: the
+#: kernel's ``language_info`` as ipykernel announces it under the course's Python (3.11.7), since JupyterLab writes
+#: it into the notebook once the kernel is ready and marks a notebook that lacks it modified before any edit.
 NOTEBOOK_METADATA = {"kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
-                     "language_info": {"name": "python"}}
+                     "language_info": {"codemirror_mode": {"name": "ipython", "version": 3}, "file_extension": ".py",
+                                       "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+                                       "pygments_lexer": "ipython3", "version": "3.11.7"}}
 
 
 class SiteError(RuntimeError):

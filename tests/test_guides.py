@@ -1,8 +1,9 @@
 """What the guides (README.md, BENCHMARKS.md, CONTRIBUTING.md, docs/) state about the course, against the course.
 
-* the number of assignments: no guide says "nine" (there are as many as ``solutions/`` has), and
-  the term projections of SYSADMIN.md and BENCHMARKS.md are recomputed from their own stated
-  seconds per submission and that number;
+* the number of assignments: no guide says "nine" (there are as many as ``solutions/`` has);
+* grading cost: BENCHMARKS.md has one table of it, which covers every assignment and whose sums are
+  recomputed; SYSADMIN.md's term projection uses that table's figure, rounded up, and is recomputed from
+  it; no guide states another per-submission figure;
 * the exchange: every ``c.Exchange.root`` a guide gives is the course folder's ``exchange/``, with
   the course folder SYSADMIN.md and ``deploy/jupyterhub_config.py`` use;
 * personal data: the files INSTRUCTORS.md lists under "Where personal data lives" are git-ignored;
@@ -77,19 +78,58 @@ def test_sysadmin_projection_is_recomputed_from_its_numbers():
     assert agrees(one_assignment.group(2), 200 * per / 60 / 16), one_assignment.group(2)
 
 
-def test_benchmarks_projection_is_recomputed_from_its_numbers():
+def cost_table() -> tuple[list[str], list[list[float]]]:
+    """BENCHMARKS.md's one table of grading cost: (assignments, per run the CPU-s of each, feedback included)."""
+    text = BENCHMARKS.read_text()
+    part = text[text.index("## Grading cost per submission"):]
+    part = part[:part.index("\n## ")]
+    rows = re.findall(r"(?m)^\| (\d\d_\w+) \| ([^|]+) \| ([^|]+) \| [^|]+ \|$", part)
+    total = re.search(r"(?m)^\| all (\d+) \| ([\d.]+) \| ([\d.]+) \| +\|$", part)
+    assert rows and total, "BENCHMARKS.md's grading-cost table changed: update this test"
+
+    def cost(cell: str, other: str) -> float:
+        if cell.strip() == "(one run)":
+            cell = other
+        m = re.match(r"\s*([\d.]+) \(([\d.]+) / ([\d.]+)\)(?: \+ ([\d.]+))?", cell)
+        assert m, cell
+        return float(m.group(1)) + float(m.group(4) or 0)  # (grader / kernels) are medians of their own
+
+    names = [name for name, _, _ in rows]
+    runs = [[cost(one, one) for _, one, _ in rows], [cost(two, one) for _, one, two in rows]]
+    assert int(total.group(1)) == len(names)
+    for stated, run in zip(total.group(2, 3), runs):
+        assert agrees(stated, sum(run)), (stated, sum(run))
+    return names, runs
+
+
+def test_grading_cost_table_covers_every_assignment():
+    names, runs = cost_table()
+    assert names == sorted(d.name for d in (ROOT / "solutions").iterdir()
+                           if d.is_dir() and re.fullmatch(r"\d\d_\w+", d.name))
     text = " ".join(BENCHMARKS.read_text().split())
-    n = n_assignments()
-    m = re.search(r"A 200-student term is ([\d,]+) submissions \((\d+) assignments\): ([\d,]+) x ([\d.]+) s / (\d+) "
-                  r"cores = ([\d.]+) min at perfect efficiency, about ([\d.]+) min at the (\d+)% measured here; "
-                  r"([\d,]+) students, ([\d,]+) submissions, about (\d+) h (\d+) min on the same 16 cores", text)
-    assert m, "BENCHMARKS.md's projection sentence changed: update this test"
-    subs, count, subs2, per, cores, ideal, real, eff, students, subs_big, h, mins = m.groups()
-    assert int(count) == n and number(subs) == number(subs2) == 200 * n and number(subs_big) == number(students) * n
-    assert agrees(ideal, number(subs) * float(per) / int(cores) / 60)
-    assert agrees(real, number(subs) * float(per) / int(cores) / 60 / (int(eff) / 100))
-    big = number(subs_big) * float(per) / int(cores) / 60 / (int(eff) / 100)
-    assert abs(int(h) * 60 + int(mins) - big) <= 0.5, (h, mins, big)
+    per = re.search(r"all 12 over 12: ([\d.]+) and ([\d.]+) CPU-s", text)
+    for stated, run in zip(per.groups(), runs):
+        assert agrees(stated, sum(run) / len(names)), (stated, sum(run) / len(names))
+    term = re.search(r"200 students x ([\d.]+) CPU-s = ([\d,]+) CPU-s, ([\d.]+) minutes on 16 cores", text)
+    assert agrees(term.group(1), max(sum(run) for run in runs))
+    assert agrees(term.group(2), 200 * float(term.group(1)))
+    assert agrees(term.group(3), 200 * float(term.group(1)) / 16 / 60)
+
+
+def test_guides_take_grading_cost_from_the_table():
+    """The planning figure of the guides is the table's mean per submission, rounded up to one decimal."""
+    names, runs = cost_table()
+    mean = max(sum(run) for run in runs) / len(names)
+    text = " ".join(BENCHMARKS.read_text().split())
+    planned = float(re.search(r"The guides plan with \*\*([\d.]+) CPU-s per submission per core", text).group(1))
+    assert mean <= planned < mean + 0.1, (planned, mean)
+    sysadmin = " ".join(SYSADMIN.read_text().split())
+    assert f"Projection at {planned:g} s per submission per core" in sysadmin
+    assert 'BENCHMARKS.md, section "Grading cost per submission"' in sysadmin
+    for path in (SYSADMIN, INSTRUCTORS):
+        # no other per-submission figure in seconds than the table's planning one
+        for m in re.finditer(r"([\d.]+) (?:CPU-)?s(?:econds)? per submission", " ".join(path.read_text().split())):
+            assert float(m.group(1)) == planned, f"{path.name}: {m.group()!r}: take it from BENCHMARKS.md's table"
 
 
 def test_every_exchange_root_is_the_course_folders_exchange():
