@@ -69,26 +69,32 @@ def project_out_tests(nb, seed):
     fixed = np.random.default_rng(8202)
     V_fixed = fixed.normal(size=(7, 5)) * fixed.uniform(0.2, 5.0, size=(7, 1))
     d_fixed = fixed.normal(size=5) * 3.7
-    with _chk.quiet():
+    # each block fails alone, so the feedback names every mistake (the loop among them); own work first, alone
+    with _chk.every_failure() as each:
         _chk.check_own_work(project_out, "project_out", what="`project_out`", run=lambda: project_out(V, d))
-        P = _chk.check_unchanged(project_out, V, d, what="project_out(V, direction) on float64 arrays")
-        _chk.check_shape(P, (7, 5), "project_out on a 7 x 5 matrix")
-        _chk.check_close(P, expected, "project_out on random vectors and a direction of length 3.7",
-                         rtol=1e-7, atol=1e-9)
-        _chk.check_close(P @ d_unit, np.zeros(7), "The projected rows' components along the direction", atol=1e-9)
-        _chk.check_raises(lambda: project_out(np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]), np.array([1.0, 2.0, 3.0])),
-                          ValueError, "A vector parallel to the direction should raise ValueError")
-        _chk.check_raises(lambda: project_out(np.vstack([V_fixed[:2], 0.3 * d_fixed]), d_fixed), ValueError,
-                          "A vector parallel to the direction should raise ValueError also when rounding leaves a "
-                          "tiny non-zero remainder (compare its length with a small tolerance, not with 0)")
-        _chk.check_raises(lambda: project_out(V, np.ones(4)), ValueError,
-                          "A direction of the wrong length should raise ValueError")
-        _chk.check_raises(lambda: project_out(V, np.array([1.0, np.nan, 0.0, 0.0, 0.0])), ValueError,
-                          "A direction containing NaN should raise ValueError")
-        _chk.check_close(project_out(V[2], -2.0 * d), expected[2],
-                         "project_out of one vector with the direction reversed and rescaled", rtol=1e-7, atol=1e-9)
-    _chk.check_vectorised(project_out, hint="Take the components of all rows along the direction with one "
-                          "matrix-vector product, then subtract and renormalise whole matrices.")
+        with each:
+            P = _chk.check_unchanged(project_out, V, d, what="project_out(V, direction) on float64 arrays")
+            _chk.check_shape(P, (7, 5), "project_out on a 7 x 5 matrix")
+            _chk.check_close(P, expected, "project_out on random vectors and a direction of length 3.7",
+                             rtol=1e-7, atol=1e-9)
+            _chk.check_close(P @ d_unit, np.zeros(7), "The projected rows' components along the direction", atol=1e-9)
+        with each:
+            _chk.check_raises(lambda: project_out(np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0]]), np.array([1.0, 2.0, 3.0])),
+                              ValueError, "A vector parallel to the direction should raise ValueError")
+            _chk.check_raises(lambda: project_out(np.vstack([V_fixed[:2], 0.3 * d_fixed]), d_fixed), ValueError,
+                              "A vector parallel to the direction should raise ValueError also when rounding leaves a "
+                              "tiny non-zero remainder (compare its length with a small tolerance, not with 0)")
+        with each:
+            _chk.check_raises(lambda: project_out(V, np.ones(4)), ValueError,
+                              "A direction of the wrong length should raise ValueError")
+            _chk.check_raises(lambda: project_out(V, np.array([1.0, np.nan, 0.0, 0.0, 0.0])), ValueError,
+                              "A direction containing NaN should raise ValueError")
+        with each:
+            _chk.check_close(project_out(V[2], -2.0 * d), expected[2],
+                             "project_out of one vector with the direction reversed and rescaled", rtol=1e-7, atol=1e-9)
+        with each:
+            _chk.check_vectorised(project_out, hint="Take the components of all rows along the direction with one "
+                                  "matrix-vector product, then subtract and renormalise whole matrices.")
 
 
 def _gap(kv, pairs, direction) -> float:

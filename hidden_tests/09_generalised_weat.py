@@ -36,13 +36,16 @@ def centroid_tests(nb, seed):
     centroid = nb.centroid
     rng = np.random.default_rng([seed, 9101])
     V = rng.normal(size=(9, 6)) * rng.uniform(0.1, 6.0, size=(9, 1))
-    with _chk.quiet():
-        c = _chk.check_unchanged(centroid, V, what="centroid(V) on a float64 array")
-        _chk.check_close(c, _centroid(V), "centroid of 9 random vectors", rtol=1e-9, atol=1e-12)
-        _chk.check_close(centroid(V[4]), V[4] / np.linalg.norm(V[4]), "centroid of a single 1-d vector",
-                         rtol=1e-9, atol=1e-12)
-        _chk.check_raises(lambda: centroid(np.vstack([V, np.zeros(6)])), ValueError,
-                          "A zero row should raise ValueError")
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        with each:
+            c = _chk.check_unchanged(centroid, V, what="centroid(V) on a float64 array")
+            _chk.check_close(c, _centroid(V), "centroid of 9 random vectors", rtol=1e-9, atol=1e-12)
+        with each:
+            _chk.check_close(centroid(V[4]), V[4] / np.linalg.norm(V[4]), "centroid of a single 1-d vector",
+                             rtol=1e-9, atol=1e-12)
+        with each:
+            _chk.check_raises(lambda: centroid(np.vstack([V, np.zeros(6)])), ValueError,
+                              "A zero row should raise ValueError")
 
 
 def generalised_weat_tests(nb, seed):
@@ -58,19 +61,24 @@ def generalised_weat_tests(nb, seed):
     mu2 = (_centroid(Xs[0]) + _centroid(Xs[1])) / 2
     g2 = (_centroid(Xs[0]) - mu2) @ (_centroid(As[0]) - _centroid(As[1]))
     _chk.check_own_work(generalised_weat, "association", "differential_association", "effect_size")
-    with _chk.quiet():
-        _chk.check_close(generalised_weat(Xs, As, X_all, A_all), g3, "g for three random groups of different sizes",
-                         rtol=1e-7, atol=1e-10)
-        # for n >= 2 the deviations from mu add up to zero, so A_all drops out: the same g without universes
-        _chk.check_close(generalised_weat(Xs, As), g3, "g for three groups without the universes",
-                         rtol=1e-7, atol=1e-10)
-        _chk.check_close(generalised_weat([Xs[1]], [As[1]], X_all, A_all), _g_one(Xs[1], As[1], X_all, A_all),
-                         "g for one group with its universes", rtol=1e-7, atol=1e-10)
-        _chk.check_close(generalised_weat(Xs[:2], As[:2]), g2, "g for two groups of unequal sizes (3 and 6 names)",
-                         rtol=1e-7, atol=1e-10)
-        _chk.check_raises(lambda: generalised_weat([], []), ValueError, "No groups at all should raise ValueError")
-        _chk.check_raises(lambda: generalised_weat([Xs[0], np.empty((0, 7))], As[:2]), ValueError,
-                          "An empty name group should raise ValueError")
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        with each:
+            _chk.check_close(generalised_weat(Xs, As, X_all, A_all), g3,
+                             "g for three random groups of different sizes", rtol=1e-7, atol=1e-10)
+        with each:
+            # for n >= 2 the deviations from mu add up to zero, so A_all drops out: the same g without universes
+            _chk.check_close(generalised_weat(Xs, As), g3, "g for three groups without the universes",
+                             rtol=1e-7, atol=1e-10)
+        with each:
+            _chk.check_close(generalised_weat([Xs[1]], [As[1]], X_all, A_all), _g_one(Xs[1], As[1], X_all, A_all),
+                             "g for one group with its universes", rtol=1e-7, atol=1e-10)
+        with each:
+            _chk.check_close(generalised_weat(Xs[:2], As[:2]), g2, "g for two groups of unequal sizes (3 and 6 names)",
+                             rtol=1e-7, atol=1e-10)
+        with each:
+            _chk.check_raises(lambda: generalised_weat([], []), ValueError, "No groups at all should raise ValueError")
+            _chk.check_raises(lambda: generalised_weat([Xs[0], np.empty((0, 7))], As[:2]), ValueError,
+                              "An empty name group should raise ValueError")
 
 
 def _calls_with_all_groups(name: str, callee: str) -> list[str]:
@@ -110,18 +118,23 @@ def lemma3_rhs_tests(nb, seed):
     X_all = np.vstack(Xs + [rng.normal(size=(6, 5))])
     A_all = np.vstack(As + [rng.normal(size=(2, 5))])
     G = np.array([[_g_one(X, A, X_all, A_all) for A in As] for X in Xs])
-    with _chk.quiet():
-        _chk.check_close(lemma3_rhs(Xs, As, X_all, A_all), np.trace(G) - G.sum() / 4,
-                         "lemma3_rhs for four random groups", rtol=1e-7, atol=1e-10)
-        _chk.check_raises(lambda: lemma3_rhs(Xs, As[:3], X_all, A_all), ValueError,
-                          "Four groups with three attribute sets should raise ValueError")
-        _chk.check_raises(lambda: lemma3_rhs(Xs, As, None, A_all), ValueError,
-                          "lemma3_rhs with X_all=None should raise ValueError: each one-group statistic "
-                          "g(X_i, A_j) needs the universes (call generalised_weat with a single group)")
-    shortcut = _calls_with_all_groups("lemma3_rhs", "generalised_weat")
-    assert not shortcut, ("`lemma3_rhs` calls generalised_weat with all the groups (" + "; ".join(shortcut) + "). "
-                          "By Lemma 3 that is the left-hand side; Exercise 3 asks for the right-hand side from the "
-                          "one-group statistics, generalised_weat([X_i], [A_j], X_all, A_all) for every pair (i, j).")
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        with each:
+            _chk.check_close(lemma3_rhs(Xs, As, X_all, A_all), np.trace(G) - G.sum() / 4,
+                             "lemma3_rhs for four random groups", rtol=1e-7, atol=1e-10)
+        with each:
+            _chk.check_raises(lambda: lemma3_rhs(Xs, As[:3], X_all, A_all), ValueError,
+                              "Four groups with three attribute sets should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: lemma3_rhs(Xs, As, None, A_all), ValueError,
+                              "lemma3_rhs with X_all=None should raise ValueError: each one-group statistic "
+                              "g(X_i, A_j) needs the universes (call generalised_weat with a single group)")
+        with each:
+            shortcut = _calls_with_all_groups("lemma3_rhs", "generalised_weat")
+            assert not shortcut, ("`lemma3_rhs` calls generalised_weat with all the groups (" + "; ".join(shortcut)
+                                  + "). By Lemma 3 that is the left-hand side; Exercise 3 asks for the right-hand side "
+                                  "from the one-group statistics, generalised_weat([X_i], [A_j], X_all, A_all) for "
+                                  "every pair (i, j).")
 
 
 def bootstrap_effect_sizes_tests(nb, seed):

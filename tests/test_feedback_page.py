@@ -90,6 +90,21 @@ def test_the_page_loads_nothing_from_outside(pages):
     assert any("cdnjs.cloudflare.com/ajax/libs/mathjax" in u for u in external_loads(pages["stock"]))
 
 
+def test_a_reflection_not_yet_graded_reads_awaiting_grading(pages):
+    """01's reflection (2 points, graded by a person) after the autograde: "awaiting grading", in its heading and in
+    the list of cells, never "Score: 0.0 / 2.0"; the notebook's total is nbgrader's, unchanged."""
+    ours, stock = pages["course"], pages["stock"]
+    cell = re.compile(r'<a name="case_reflection_answer"></a>\s*<div class="panel-heading">(.*?)</div>', re.S)
+    heading = cell.search(ours)[1]
+    assert "awaiting grading (2.0 points)" in heading and "Score:" not in heading, heading
+    toc = re.search(r'<li><a href="#case_reflection_answer">[^<]*</a>([^<]*)</li>', ours)[1]
+    assert toc.strip() == "(awaiting grading (2.0 points))", toc
+    assert re.search(r"<h4>[^<]*\(Score: [0-9.]+ / [0-9.]+\)</h4>", ours), "the total stays as nbgrader writes it"
+    # the control: nbgrader's page gives the waiting reflection a score of 0
+    assert "Score: 0.0 / 2.0" in cell.search(stock)[1]
+    assert "(Score: 0.0 / 2.0)" in re.search(r'<li><a href="#case_reflection_answer">[^<]*</a>([^<]*)</li>', stock)[1]
+
+
 def _render(path: Path) -> dict:
     """Open ``path`` in Chromium (800 x 900) with every other request refused; what MathJax did and what overflows."""
     requests, errors = [], []

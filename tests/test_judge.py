@@ -743,3 +743,84 @@ def test_the_executor_protocol_names_everything_the_judge_uses():
     assert used and used <= declared, used - declared
     for name in declared - {"kc", "km", "nb", "log"}:  # those four are set when a notebook runs
         assert hasattr(ResilientExecute, name), name
+
+
+LOOPY_PROJECT_OUT = '''
+import numpy as np
+def project_out(V, direction):
+    d = np.asarray(direction, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    if d.shape != (V.shape[-1],) or not np.all(np.isfinite(d)):
+        raise ValueError("a direction of the vectors' length, without NaN")
+    d = d / np.linalg.norm(d)
+    out = []
+    for v in np.atleast_2d(V):  # a Python loop, and a parallel vector is divided by 0 instead of refused
+        p = v - (v @ d) * d
+        out.append(p / np.linalg.norm(p))
+    return np.array(out)[0] if V.ndim == 1 else np.array(out)
+'''
+
+
+def test_every_failing_hidden_check_of_an_exercise_is_reported():
+    """Issue 42: 08's project_out with a Python loop that also lets a parallel vector through fails two hidden
+    checks; the feedback names both (each marked as a hidden test, with its hint), not only the first."""
+    import nbformat
+    import nbgrader_tools as nbt
+
+    cases = judge.load_cases(nbt.HIDDEN_DIR / "08_debiasing.py")
+    user_ns = {}
+    exec(LOOPY_PROJECT_OUT, user_ns)  # noqa: S102 - the test's own source
+    token = _with_cells(LOOPY_PROJECT_OUT)
+    try:
+        with pytest.raises(judge.HiddenFailures) as info:
+            cases.project_out_tests(NotebookProxy(_ServeChannel(_runtime(user_ns))), 8)
+    finally:
+        judge._current.reset(token)
+    messages = info.value.messages
+    assert len(messages) == 2, messages
+    assert "parallel to the direction should raise ValueError" in messages[0], messages
+    assert "loop" in messages[1] and "one matrix-vector product" in messages[1], messages  # the check's hint
+    text = judge.hidden_failures_text(info.value)
+    assert text.splitlines()[0] == "2 hidden tests failed:", text
+    assert text.splitlines()[1].startswith("[hidden test 1] A vector parallel") and "[hidden test 2]" in text, text
+    # judge_cell writes it into the cell's error output (the feedback shows it): both checks are there
+    cell = nbformat.v4.new_code_cell("check()")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "two_tests", "points": 1}
+
+    class Cases:
+        __name__ = "cases"
+
+        @staticmethod
+        def two_tests(nb, seed):
+            student = ValueError("the student's code raised")
+            student.course_from_student = True  # as Remote marks what the kernel raised
+            with judge.checks.every_failure() as each:
+                with each:
+                    raise AssertionError("first wrong value. Hint: the first hint.")
+                with each:
+                    raise student
+                judge.checks.check_close(1.0, 2.0, "a check outside the blocks")
+                raise AssertionError("never reached")
+
+    Cases.two_tests.__module__ = "cases"
+    nj = judge.NotebookJudge(None, Cases, Path("cases.py"), 0, (), 1.0)
+
+    class Executor:
+        log, kc, nb = None, None, nbformat.v4.new_notebook(cells=[cell])
+
+    nj._case = lambda gid: Cases.two_tests
+    nj.judge_cell(Executor(), cell, 0)
+    shown = [o for o in cell.outputs if o.get("output_type") == "error"]
+    assert len(shown) == 1 and shown[0]["ename"] == "AssertionError", cell.outputs
+    lines = shown[0]["evalue"].splitlines()
+    assert lines[0] == "3 hidden tests failed:" and "the first hint" in lines[1] and "ValueError" in lines[2], lines
+    assert "a check outside the blocks" in lines[3] and "never reached" not in shown[0]["evalue"], lines
+    # an error of the hidden test's own code after a failed block (a value that block did not compute) stops there
+    with pytest.raises(judge.HiddenFailures) as info:
+        with judge.checks.every_failure() as each:
+            with each:
+                raise AssertionError("wrong shape")
+            with each:
+                raise TypeError("'NoneType' object is not subscriptable")
+            raise AssertionError("never reached")
+    assert info.value.messages == ["wrong shape"]

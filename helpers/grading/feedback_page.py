@@ -16,6 +16,8 @@ nbconvert's ``HTMLExporter`` with nbgrader's feedback template, changed in two p
   and ``<code>``, so it never typesets outputs or the students' own text, which the feedback shows
   as code (``helpers.grading.rendering.as_text``); only the course's markdown and graders' comments are typeset;
 * :data:`FEEDBACK_CSS` is added after nbconvert's style sheet: outputs and code wrap their long lines;
+* an answer a person has not graded yet (its grade ``needs_manual_grade``: a reflection, or a flagged cell) reads
+  "awaiting grading" where nbgrader's page gives it "Score: 0.0" (``course_awaiting`` in the cell's metadata);
 * the page's head carries the fingerprint of the grades it shows (:func:`grades_fingerprint`, read back by
   :func:`page_grades`), by which an export finds the pages the gradebook has outdated, and a late notebook's
   score is followed by a sentence saying how late it was and what the late penalty took off.
@@ -339,6 +341,11 @@ class FeedbackExporter(HTMLExporter):
                     pass
                 else:
                     info["course_grades"] = grades_fingerprint(gb, snb)
+                    waiting = {g.name for g in snb.grades if g.needs_manual_grade}
+                    for cell in nb.cells:
+                        meta = cell.metadata.get("nbgrader")
+                        if isinstance(meta, dict) and meta.get("grade_id") in waiting:
+                            meta["course_awaiting"] = True
                     info["course_late"] = late_note(float(snb.score), float(snb.late_submission_penalty or 0.0),
                                                     float(snb.assignment.total_seconds_late or 0.0))
         return nb, resources

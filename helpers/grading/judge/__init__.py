@@ -59,17 +59,19 @@ hidden tests) and ``helpers.grading.judge.judge_for`` keep working.
 # ruff: noqa: F401 - re-exports: the names of the package's modules, as before the split
 from __future__ import annotations
 
-from .api import Call, Missing, NotebookProxy, Remote, Results, check_callable, check_own_work, check_unchanged, checks, quiet
+from .api import (MAX_FAILURES, Call, HiddenFailures, Missing, NotebookProxy, Remote, Results, check_callable, check_own_work,
+                  check_unchanged, checks, every_failure, quiet)
 from .channel import _COMMS, COMM_TARGET, MAX_ANSWER_BYTES, PROGRESS_EVERY, RUNTIME, _Channel
 from .codec import NotebookName, Opaque, Record, TextFile, _Decoder, _Encoder, _replay_axes, _student_exception
 from .errors import JudgeError, KernelGarbled, KernelStuck
 from .executor import Executor, KernelConnection
 from .notebook import (CASE_BUG, GARBLED, NBGRADER_HIDDEN, NO_CASES, SECRET_FILE, SPURIOUS, SPURIOUS_ERROR, STUCK, Judge,
-                       NotebookJudge, judge_for, load_cases, submission_seed, warnings_silenced)
+                       NotebookJudge, hidden_failures_text, judge_for, load_cases, submission_seed, warnings_silenced)
 from .rules import (LOOPS_IN_DISGUISE, REFERENCE_MODULES, _current, check_not_using, check_vectorised,
                     function_definition, own_work_rule, python_loops_in_source)
 from .stripped import _private_cache, stripped_package
 
 __all__ = ["Judge", "NotebookJudge", "judge_for", "checks", "Remote", "Call", "Results", "Missing", "Record",
            "TextFile", "NotebookProxy", "JudgeError", "python_loops_in_source", "own_work_rule", "stripped_package",
-           "submission_seed", "load_cases", "function_definition"]
+           "submission_seed", "load_cases", "function_definition", "HiddenFailures", "every_failure",
+           "hidden_failures_text"]

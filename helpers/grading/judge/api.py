@@ -15,7 +15,20 @@ from .errors import JudgeError
 from .rules import check_not_using, check_vectorised, own_work_rule
 
 __all__ = ["NotebookProxy", "Remote", "Call", "Results", "Missing", "checks", "check_unchanged", "check_own_work",
-           "check_callable", "quiet"]
+           "check_callable", "quiet", "Failures", "HiddenFailures", "every_failure", "MAX_FAILURES"]
+
+#: The most failed checks of one cell the feedback lists: enough to name every mistake of an answer (an exercise's
+#: hidden test has about ten checks, and a wrong answer seldom fails more than three), few enough to read; the
+#: grader stops checking the cell at the fifth.
+MAX_FAILURES = 5
+
+
+def _from_student(raised) -> BaseException:
+    """The exception the student's code raised in the kernel, marked as the student's (:class:`Failures` tells it
+    from an error of the hidden test)."""
+    exc = _student_exception(raised)
+    exc.course_from_student = True
+    return exc
 
 
 class Missing(NotebookName):
@@ -88,7 +101,7 @@ class Remote(NotebookName):
                 _replay_axes(ax, d)
         value, raised = self._outcome(answer, dec)
         if raised is not None:
-            raise _student_exception(raised)
+            raise _from_student(raised)
         if not args_after:
             return value
         after = answer.get("args_after")
@@ -197,7 +210,7 @@ class Results(collections.abc.Sequence):
             return Results(self._outcomes[i])
         value, raised = self._outcomes[i]
         if raised is not None:
-            raise _student_exception(raised)
+            raise _from_student(raised)
         return value
 
 
@@ -359,11 +372,132 @@ def quiet():
         raise
 
 
+class HiddenFailures(AssertionError):
+    """The failed checks of one hidden test, each message kept (:func:`every_failure`).
+
+    Its text is the messages, one a line; the judge writes each into the feedback marked as a hidden test
+    (:func:`helpers.grading.judge.notebook.hidden_failures_text`).
+
+    Parameters
+    ----------
+    messages : list of str
+        The messages, in the order the checks failed.
+    stopped : bool
+        True when the grader stopped checking at :data:`MAX_FAILURES` failures.
+    """
+
+    def __init__(self, messages: list, stopped: bool = False):
+        super().__init__("\n".join(messages))
+        self.messages, self.stopped = list(messages), stopped
+
+
+class Failures:
+    """The failed checks of one hidden test (:func:`every_failure`); ``with`` it, a block of checks fails alone.
+
+    A block whose check fails (or whose call of the student's code raises) records the message, and the test goes
+    on with the next block; a failure of the judge (:class:`JudgeError`) still stops everything. A block whose
+    hidden-test code (not the student's) raises after a block failed most likely used what that block did not
+    compute: the test stops there, with the failures so far. At :data:`MAX_FAILURES` failures the test stops.
+
+    Parameters
+    ----------
+    limit : int
+        The most failures recorded before the test stops.
+    """
+
+    def __init__(self, limit: int = MAX_FAILURES):
+        self.messages: list[str] = []
+        self.limit = limit
+
+    def error(self, stopped: bool = False) -> HiddenFailures:
+        """The failure to raise: every message so far.
+
+        It is raised at the end of :func:`every_failure`, or at once when a block stops the test.
+
+        Parameters
+        ----------
+        stopped : bool
+            The grader stopped checking at the limit.
+
+        Returns
+        -------
+        HiddenFailures
+            Its ``messages`` are the recorded ones, in order.
+        """
+        return HiddenFailures(self.messages, stopped)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is None or isinstance(exc, (HiddenFailures, JudgeError)) or not isinstance(exc, Exception):
+            return False
+        if isinstance(exc, AssertionError):
+            if isinstance(exc.__cause__, JudgeError):
+                raise exc.__cause__ from None
+            self.messages.append(str(exc))
+        elif self.messages and not getattr(exc, "course_from_student", False):
+            raise self.error() from None  # the hidden test's own code: most likely a value the failed block lacks
+        else:  # the student's code raised (or the first error): explained as helpers.checks.quiet does
+            self.messages.append(_library_checks.explain(exc))
+        if len(self.messages) >= self.limit:
+            raise self.error(stopped=True) from None
+        return True
+
+
+@contextlib.contextmanager
+def every_failure(limit: int = MAX_FAILURES):
+    """:func:`quiet` that reports every failed check, not only the first.
+
+    Each ``with`` block of the :class:`Failures` it yields fails alone.
+    Checks outside a block stop the test as before (those that later checks depend on); the failures of
+    the blocks before are reported with theirs. Example::
+
+        with _chk.every_failure() as each:
+            P = project_out(V, d)               # everything below needs P: it stops the test if it fails
+            with each:
+                _chk.check_close(P, expected, "project_out on random vectors")
+            with each:
+                _chk.check_raises(lambda: project_out(V, np.ones(4)), ValueError, "A direction of the wrong length")
+            with each:
+                _chk.check_vectorised(project_out)
+
+    Parameters
+    ----------
+    limit : int
+        The most failures reported (:data:`MAX_FAILURES`).
+
+    Yields
+    ------
+    Failures
+        ``with`` it around each block of checks that can fail alone.
+
+    Raises
+    ------
+    HiddenFailures
+        At the end, when a check failed: every message.
+    JudgeError
+        The judge failed (not the student's code).
+    """
+    failures = Failures(limit)
+    try:
+        with quiet():
+            yield failures
+    except HiddenFailures:
+        raise
+    except AssertionError as exc:
+        failures.messages.append(str(exc))
+        raise failures.error() from None
+    if failures.messages:
+        raise failures.error()
+
+
 #: The checks hidden tests use (``from helpers.grading.judge import checks as _chk``): helpers.checks', with those
 #: that read code or compare arguments made to work on the notebook's functions from the grader.
 checks = types.SimpleNamespace(
     quiet=quiet, explain=_library_checks.explain, check_type=_library_checks.check_type,
     check_shape=_library_checks.check_shape, check_close=_library_checks.check_close,
     check_raises=_library_checks.check_raises, check_callable=check_callable, check_unchanged=check_unchanged,
-    check_own_work=check_own_work, check_vectorised=check_vectorised, check_not_using=check_not_using)
+    check_own_work=check_own_work, check_vectorised=check_vectorised, check_not_using=check_not_using,
+    every_failure=every_failure)
 checks.__doc__ = "The checks hidden tests use: ``from helpers.grading.judge import checks as _chk``."

@@ -16,14 +16,15 @@ from traitlets.config import Configurable
 
 from ..flags import add_flag, grade_id
 from ..sandbox import package_dir
-from .api import NotebookProxy
+from .api import MAX_FAILURES, NotebookProxy
 from .channel import _Channel
 from .errors import JudgeError, KernelGarbled, KernelStuck
 from .executor import Executor
 from .rules import _current
 from .stripped import _private_cache, stripped_package
 
-__all__ = ["Judge", "NotebookJudge", "judge_for", "load_cases", "submission_seed", "warnings_silenced"]
+__all__ = ["Judge", "NotebookJudge", "judge_for", "load_cases", "submission_seed", "warnings_silenced",
+           "hidden_failures_text"]
 
 # nbgrader's own hidden-test marker, refused in a graded notebook (those tests would run in the student's
 # kernel); spelled in two parts so that it never stands whole in a file of the package (the student bundle
@@ -232,7 +233,7 @@ class NotebookJudge:
             with warnings_silenced():
                 case(NotebookProxy(channel), self.seed)
         except AssertionError as exc:
-            cell.outputs.append(_error_output("AssertionError", str(exc)))
+            cell.outputs.append(_error_output("AssertionError", hidden_failures_text(exc)))
             if SPURIOUS_ERROR in str(exc):
                 add_flag(executor.nb, gid, SPURIOUS)
         except KernelStuck:
@@ -251,6 +252,30 @@ class NotebookJudge:
             add_flag(executor.nb, gid, f"{text} ({type(exc).__name__}: {str(exc)[:300]})")
         finally:
             _current.reset(token)
+
+
+def hidden_failures_text(exc: AssertionError) -> str:
+    """The feedback of a failed hidden test: each failed check on its own line, marked as a hidden test.
+
+    The checks are ``exc.messages`` of :class:`~helpers.grading.judge.api.HiddenFailures`, else its one message.
+
+    Parameters
+    ----------
+    exc : AssertionError
+        What the hidden test raised.
+
+    Returns
+    -------
+    str
+        E.g. ``Hidden test failed: ...``, or ``2 hidden tests failed:`` and a line ``[hidden test k] ...`` for each.
+    """
+    messages = getattr(exc, "messages", None) or [str(exc)]
+    if len(messages) == 1:
+        return f"Hidden test failed: {messages[0]}"
+    lines = [f"{len(messages)} hidden tests failed:"] + [f"[hidden test {k}] {m}" for k, m in enumerate(messages, 1)]
+    if getattr(exc, "stopped", False):
+        lines.append(f"(The grader stops checking a cell at {MAX_FAILURES} failures: fix these, and it checks the rest.)")
+    return "\n".join(lines)
 
 
 @contextlib.contextmanager
