@@ -27,11 +27,12 @@ ROOT = Path(__file__).resolve().parents[1]
 #: plots) and the notebooks' checks.
 SCIENCE = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots", "checks",
            "corpus", "replication", "sourcecode")
-#: The grader's public API (issue 36), the hidden-test authors' first: the judge's modules (the grader's other
-#: modules are not in it yet).
+#: The grader's public API (issue 36), the hidden-test authors' first: the judge's modules, then the
+#: grader's others, module by module.
 GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "grading.judge.executor",
           "grading.judge.wire", "grading.judge.channel", "grading.judge.stripped", "grading.judge.notebook",
-          "grading.judge.rules")
+          "grading.judge.rules",
+          "grading.grade", "grading.course")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
