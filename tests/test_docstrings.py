@@ -32,7 +32,7 @@ SCIENCE = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "
 GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "grading.judge.executor",
           "grading.judge.wire", "grading.judge.channel", "grading.judge.stripped", "grading.judge.notebook",
           "grading.judge.rules",
-          "grading.grade", "grading.course", "grading.run")
+          "grading.grade", "grading.course", "grading.run", "grading.exports")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
