@@ -32,7 +32,8 @@ SCIENCE = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "
 GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "grading.judge.executor",
           "grading.judge.wire", "grading.judge.channel", "grading.judge.stripped", "grading.judge.notebook",
           "grading.judge.rules",
-          "grading.grade", "grading.course", "grading.run", "grading.exports")
+          "grading.grade", "grading.course", "grading.run", "grading.exports",
+          "grading.flags")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
