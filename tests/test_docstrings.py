@@ -33,7 +33,8 @@ GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "g
           "grading.judge.wire", "grading.judge.channel", "grading.judge.stripped", "grading.judge.notebook",
           "grading.judge.rules",
           "grading.grade", "grading.course", "grading.run", "grading.exports",
-          "grading.flags", "grading.execute", "grading.sandbox")
+          "grading.flags", "grading.execute", "grading.sandbox",
+          "grading.engines")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
