@@ -34,7 +34,8 @@ GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "g
           "grading.judge.rules",
           "grading.grade", "grading.course", "grading.run", "grading.exports",
           "grading.flags", "grading.execute", "grading.sandbox",
-          "grading.engines", "grading.cluster", "grading.cli", "grading.bundle")
+          "grading.engines", "grading.cluster", "grading.cli", "grading.bundle",
+          "grading.state")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
