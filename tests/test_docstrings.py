@@ -35,7 +35,8 @@ GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "g
           "grading.grade", "grading.course", "grading.run", "grading.exports",
           "grading.flags", "grading.execute", "grading.sandbox",
           "grading.engines", "grading.cluster", "grading.cli", "grading.bundle",
-          "grading.state", "grading.canary", "grading.feedback")
+          "grading.state", "grading.canary", "grading.feedback",
+          "grading.rendering")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
