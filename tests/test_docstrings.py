@@ -36,7 +36,8 @@ GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "g
           "grading.flags", "grading.execute", "grading.sandbox",
           "grading.engines", "grading.cluster", "grading.cli", "grading.bundle",
           "grading.state", "grading.canary", "grading.feedback",
-          "grading.rendering", "grading.plugins", "grading.submission")
+          "grading.rendering", "grading.plugins", "grading.submission",
+          "grading.scan")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
