@@ -37,7 +37,7 @@ GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "g
           "grading.engines", "grading.cluster", "grading.cli", "grading.bundle",
           "grading.state", "grading.canary", "grading.feedback",
           "grading.rendering", "grading.plugins", "grading.submission",
-          "grading.scan", "grading.feedback_page")
+          "grading.scan", "grading.feedback_page", "grading.warm")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]
