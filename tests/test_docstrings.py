@@ -1,4 +1,4 @@
-"""Docstrings of the science library: numpydoc's validator over every public object, and ``__all__``.
+"""Docstrings of the science library and the grader: numpydoc's validator over every public object, and ``__all__``.
 
 Every name in ``__all__`` of the modules below is validated with ``numpydoc.validate.validate`` (the
 function behind ``python -m numpydoc validate NAME``), with the checks configured in pyproject.toml
@@ -27,11 +27,18 @@ ROOT = Path(__file__).resolve().parents[1]
 #: plots) and the notebooks' checks.
 SCIENCE = ("statistics", "embeddings", "wordsets", "weat", "wefat", "lexicon", "enumeration", "plots", "checks",
            "corpus", "replication", "sourcecode")
-#: The grader's public API (issue 36), the hidden-test authors' first: the judge's modules (the grader's other
-#: modules are not in it yet).
+#: The grader's public API (issue 36), the hidden-test authors' first: the judge's modules, then every other
+#: module of helpers/grading/ but warm_template and judge.runtime (no __all__: they run only inside the sandbox
+#: and the student's kernel) and the judge package's __init__ (it re-exports names its modules document).
 GRADER = ("grading.judge.api", "grading.judge.codec", "grading.judge.errors", "grading.judge.executor",
           "grading.judge.wire", "grading.judge.channel", "grading.judge.stripped", "grading.judge.notebook",
-          "grading.judge.rules")
+          "grading.judge.rules",
+          "grading.grade", "grading.course", "grading.run", "grading.exports",
+          "grading.flags", "grading.execute", "grading.sandbox",
+          "grading.engines", "grading.cluster", "grading.cli", "grading.bundle",
+          "grading.state", "grading.canary", "grading.feedback",
+          "grading.rendering", "grading.plugins", "grading.submission",
+          "grading.scan", "grading.feedback_page", "grading.warm")
 MODULES = SCIENCE + GRADER
 
 CHECKS = parse_config(ROOT)["checks"]

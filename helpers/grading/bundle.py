@@ -38,8 +38,8 @@ from pathlib import Path
 __all__ = ["build_bundle", "student_requirements", "student_settings", "write_settings_wheel",
            "minimum_python", "STUDENT_TOOLS", "DISABLED_LAB_PLUGINS", "DISABLED_SERVER_EXTENSIONS"]
 
-# what a student runs besides the package's own dependencies (the Validate button is nbgrader's), and jsonschema
-# and setuptools, pinned for the import time of JupyterLab and nbgrader (requirements.txt says why)
+#: What a student runs besides the package's own dependencies (the Validate button is nbgrader's), and jsonschema
+#: and setuptools, pinned for the import time of JupyterLab and nbgrader (requirements.txt says why).
 STUDENT_TOOLS = ("jupyterlab", "notebook", "ipykernel", "nbgrader", "jsonschema", "setuptools")
 # nbgrader's source markers, spelled in pieces so that this file does not itself contain them
 LEAK_MARKERS = tuple(f"### {edge} {what}" for what in ("SOLUTION", "HIDDEN TESTS") for edge in ("BEGIN", "END"))
@@ -79,19 +79,19 @@ checks; the hidden tests run only when your work is graded). On the command line
 folder, `nbgrader validate notebooks/01_cosine/01_cosine.ipynb` prints the same report.
 """
 
-# The students' Jupyter settings (docs/SYSADMIN.md says how a hub turns the assignment list back on
-# and the formgrader on for the grading account). Names from nbgrader 0.9's installation guide
-# (`jupyter labextension disable @jupyter/nbgrader:formgrader`, ...) and JupyterLab's
-# announcements guide (`@jupyterlab/apputils-extension:announcements`: the "Jupyter news" pop-up and
-# the update check). The Nbgrader menu is empty without these plugins, so it goes too; a hub that
-# enables the assignment list enables the menu with it.
+#: The students' Jupyter settings (docs/SYSADMIN.md says how a hub turns the assignment list back on
+#: and the formgrader on for the grading account). Names from nbgrader 0.9's installation guide
+#: (`jupyter labextension disable @jupyter/nbgrader:formgrader`, ...) and JupyterLab's
+#: announcements guide (`@jupyterlab/apputils-extension:announcements`: the "Jupyter news" pop-up and
+#: the update check). The Nbgrader menu is empty without these plugins, so it goes too; a hub that
+#: enables the assignment list enables the menu with it.
 DISABLED_LAB_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list",
                         "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:assignment-list",
                         "@jupyter/nbgrader:menu", "@jupyterlab/apputils-extension:announcements")
-# Server side: the formgrader (its pages, with "Manage Assignments" and exchange errors) and the course
-# list. The assignment list's server extension stays on: without its lab plugin it is never called in
-# the bundle, and on a hub `jupyter labextension enable` of the plugin is then all it takes.
-# validate_assignment is the Validate button's.
+#: Server side: the formgrader (its pages, with "Manage Assignments" and exchange errors) and the course
+#: list. The assignment list's server extension stays on: without its lab plugin it is never called in
+#: the bundle, and on a hub `jupyter labextension enable` of the plugin is then all it takes.
+#: validate_assignment is the Validate button's.
 DISABLED_SERVER_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
 SETTINGS_NAME = "weat-course-student-settings"
 SETTINGS_FILE = "weat-course-students.json"  # in labconfig/page_config.d/ and jupyter_server_config.d/
@@ -141,8 +141,10 @@ def _norm(name: str) -> str:
 
 
 def student_requirements(root: str | os.PathLike) -> list[str]:
-    """The pinned lines of ``root/requirements.txt`` a student needs: the package's run-time
-    dependencies (``pyproject.toml``) and :data:`STUDENT_TOOLS`, nothing only tests need.
+    """Pick the pinned lines of ``root/requirements.txt`` a student needs.
+
+    Those are the package's run-time dependencies (``pyproject.toml``) and :data:`STUDENT_TOOLS`,
+    nothing only tests need.
 
     Parameters
     ----------
@@ -175,7 +177,9 @@ def student_requirements(root: str | os.PathLike) -> list[str]:
 
 
 def minimum_python(root: str | os.PathLike) -> str:
-    """The oldest Python the course supports: ``requires-python`` of ``root/pyproject.toml``.
+    """Read the oldest Python the course supports from ``root/pyproject.toml``.
+
+    It is the version in ``requires-python``, which must be of the form ``>=X.Y``.
 
     Parameters
     ----------
@@ -235,6 +239,7 @@ def student_settings(root: str | os.PathLike) -> dict[str, str]:
     Returns
     -------
     dict of str to str
+        The text of each file, by its path under ``etc/jupyter/``.
     """
     timeout, interrupt = _grader_timeout(Path(root))
     page = {"disabledExtensions": {name: True for name in DISABLED_LAB_PLUGINS}}
@@ -334,6 +339,11 @@ def _check_no_leaks(out: Path) -> None:
 
 def build_bundle(root: str | os.PathLike, out: str | os.PathLike, *, force: bool = False) -> Path:
     """Write the student distribution of the course at ``root`` to the folder ``out``.
+
+    It holds the released notebooks and the data, a wheel of the science library without the grader,
+    a wheel of the students' Jupyter settings (:func:`student_settings`), the pinned requirements
+    (:func:`student_requirements`) and the students' guides; no file of it may hold a solution or a
+    hidden test.
 
     Parameters
     ----------

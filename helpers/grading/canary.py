@@ -16,11 +16,15 @@ from .course import bin_on_path, course_api, create_gradebook, nbgrader_error
 from .flags import read_flags
 
 __all__ = ["GradingStopped", "CanaryReport", "check_worked_solution", "fill_worked_solution", "prepare_gradebook",
-           "course_package_mismatch"]
+           "course_package_mismatch", "one_line"]
 
 
 class GradingStopped(RuntimeError):
-    """Grading stopped before any submission was graded; the message says why and what to do."""
+    """Grading stopped before any submission was graded; the message says why and what to do.
+
+    Raised by the checks that run first (the worked solutions, the gradebook, the roster): the
+    gradebook and the exports are as they were.
+    """
 
 
 CANARY = "worked-solution"   # the canary's student id, in its own scratch gradebook only
@@ -31,10 +35,24 @@ SOLUTION_MARKERS = ("### BEGIN " + "SOLUTION", "### END " + "SOLUTION")
 
 
 @dataclass
-class CanaryReport:
-    """The worked solution of one assignment graded like a submission (:func:`check_worked_solution`):
-    whether it got every automatic point, why not (for a person), the graded cells of a fresh
-    ``generate_assignment`` (``{(notebook, grade_id): (max_score, cell_type)}``) and the seconds it took."""
+class CanaryReport:  # numpydoc ignore=PR01
+    """The worked solution of one assignment graded like a submission (:func:`check_worked_solution`).
+
+    A grading run grades no submission of an assignment whose report is not ``ok``.
+
+    Attributes
+    ----------
+    assignment : str
+        The assignment's name.
+    ok : bool
+        Whether the worked solution got every automatic point.
+    reason : str
+        Why not, for a person; ``""`` when ``ok``.
+    cells : dict
+        The graded cells of a fresh ``generate_assignment``, ``{(notebook, grade_id): (max_score, cell_type)}``.
+    seconds : float
+        The seconds the check took.
+    """
 
     assignment: str
     ok: bool
@@ -97,6 +115,22 @@ def _first_error(nb) -> tuple[int, str] | None:
 
 
 def one_line(text: str, limit: int = 300) -> str:
+    """Put a message on one line, at most ``limit`` characters long.
+
+    Runs of white space, newlines included, become one space; a longer text is cut and ends in ``...``.
+
+    Parameters
+    ----------
+    text : str
+        The message (anything ``str`` accepts).
+    limit : int
+        The most characters kept.
+
+    Returns
+    -------
+    str
+        The message on one line.
+    """
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -327,10 +361,30 @@ def check_worked_solution(root: str | os.PathLike, assignment: str, *, sandbox: 
 
 
 def prepare_gradebook(api, db_url: str, names: list[str], canaries: dict) -> list[str]:
-    """Make the gradebook ready to grade ``names``: an assignment it does not know, or knows without
-    notebooks (a due date set before ``generate_assignment``), is generated now (empty submission
-    records an earlier failed run left are removed first: they hold no grade). The graded cells it
-    holds must be those of the source (``canaries``' fresh generation). Returns notes for the person.
+    """Make the gradebook ready to grade the assignments ``names``.
+
+    The gradebook is created if it does not exist (:func:`helpers.grading.course.create_gradebook`).
+    An assignment it does not know, or knows without notebooks (a due date set before
+    ``generate_assignment``), is generated now (empty submission records an earlier failed run left
+    are removed first: they hold no grade). The graded cells it holds must be those of the source
+    (``canaries``' fresh generation).
+
+    Parameters
+    ----------
+    api : nbgrader.apps.NbGraderAPI
+        The course's API.
+    db_url : str
+        The gradebook's database URL.
+    names : list of str
+        The assignments to grade.
+    canaries : dict
+        ``{assignment: CanaryReport}`` of the worked solutions' checks; an assignment without one (or
+        without cells) is not compared.
+
+    Returns
+    -------
+    list of str
+        Notes for the person: what was generated or removed.
 
     Raises
     ------

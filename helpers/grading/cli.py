@@ -17,7 +17,24 @@ __all__ = ["grade_command", "feedback_command", "bundle_command"]
 
 
 def grade_command(args) -> int:
-    """``python -m helpers grade``: check the grading environment on the worked solutions, grade, export."""
+    """Run ``python -m helpers grade``: check the grading environment on the worked solutions, grade, export.
+
+    Grades the course in the current folder with :func:`helpers.grading.run.grade_class` (its grading
+    state kept private, SIGINT and SIGTERM ending every process of the run), then prints a line per
+    submission, the flags, nbgrader's errors, a summary and where the exports went.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments (``assignments``, ``workers``, ``no_sandbox``, ``force``, ``no_feedback``,
+        ``export``, ``scheduler``, ``new_students``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 when every submission was graded, 1 when some failed, 2 when grading could not
+        start (the message is on stderr), 128 plus the signal's number when stopped by a signal.
+    """
 
     if args.workers is not None and args.workers < 1:
         print("error: --workers must be at least 1", file=sys.stderr)
@@ -88,7 +105,24 @@ def grade_command(args) -> int:
 
 
 def feedback_command(args) -> int:
-    """``python -m helpers feedback``: write the feedback again with the gradebook's scores."""
+    """Run ``python -m helpers feedback``: write the feedback again with the gradebook's scores.
+
+    The feedback of every autograded submission (or of the assignments named) and every export are
+    written again from the gradebook (:func:`helpers.grading.exports.feedback_and_exports`), with the
+    grading state kept private; what was written, what waits for manual grading and the open flags are
+    printed.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments (``assignments``, ``lms``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 on success, 1 when feedback failed for an assignment or a submission, 2 when
+        there is no course or nothing autograded.
+    """
 
     try:
         _, api = course_api(".", sandbox=False)
@@ -134,7 +168,20 @@ def feedback_command(args) -> int:
 
 
 def bundle_command(args) -> int:
-    """``python -m helpers bundle OUT``: the students' distribution."""
+    """Run ``python -m helpers bundle OUT``: write the students' distribution.
+
+    :func:`helpers.grading.bundle.build_bundle` writes it from the course in the current folder.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments (``out``, ``force``).
+
+    Returns
+    -------
+    int
+        The exit code: 0 when written, 2 when it could not be (the message is on stderr).
+    """
 
     try:
         out = build_bundle(".", args.out, force=args.force)

@@ -28,8 +28,11 @@ INSTALL = "pip install .[cluster]  (or: pip install dask distributed)"
 
 
 class ClusterError(RuntimeError):
-    """The cluster cannot grade: Dask is missing, the scheduler is unreachable, or a worker cannot
-    see the course folder or import the course's package. The message says what to do."""
+    """The cluster cannot grade; the message says what to do.
+
+    Dask is missing, the scheduler is unreachable, or a worker cannot see the course folder or import
+    the course's package.
+    """
 
 
 def _worker_check(root: str) -> str:
@@ -73,6 +76,7 @@ def executor(scheduler: str, root: str | os.PathLike, *, timeout: float = 30.0):
     Returns
     -------
     concurrent.futures.Executor
+        The executor, to be used in a ``with`` block.
 
     Raises
     ------

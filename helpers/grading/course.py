@@ -25,20 +25,47 @@ from .sandbox import SandboxError, find_bwrap, missing_bwrap_message
 from .submission import CheckCellMetadataOnce, TakeSubmission
 
 __all__ = ["GradeReport", "load_course_config", "configure", "course_api", "create_gradebook", "default_workers",
-           "nbgrader_error", "keep_private", "PRIVATE_FOLDERS", "PRIVATE_FILES", "PRIVATE_UMASK"]
+           "nbgrader_error", "keep_private", "bin_on_path", "gradebook_exists", "read_submission_flags",
+           "PRIVATE_FOLDERS", "PRIVATE_FILES", "PRIVATE_UMASK"]
 
 
 SQLITE_TIMEOUT = 120                 # seconds a worker waits for another worker's gradebook write
 
 
 @dataclass
-class GradeReport:
-    """One submission: assignment, student, score (after any late penalty), maximum, whether nbgrader
-    succeeded, its error, the flags raised (dicts as :func:`helpers.grading.flags.read_flags`), whether it was
-    skipped as already graded, how many seconds late it was submitted, whether its grading
-    process died even when it was graded alone, and what happened to the warm kernels' template while it was
-    graded (:func:`helpers.grading.warm.take_notes`: a template that stopped answering, failed imports,
-    kernels started plainly)."""
+class GradeReport:  # numpydoc ignore=PR01
+    """What grading one submission reported.
+
+    A grading run makes one per submission; its summary, its exit code and the console's lines are made
+    from them.
+
+    Attributes
+    ----------
+    assignment : str
+        The assignment's name.
+    student : str
+        The student's id.
+    score : float
+        The score after any late penalty.
+    max_score : float
+        The assignment's maximum score.
+    success : bool
+        Whether nbgrader's autograde succeeded.
+    error : str
+        nbgrader's error in one line (:func:`nbgrader_error`); ``""`` on success.
+    flags : list
+        The open flags raised, dicts as :func:`helpers.grading.flags.read_flags` returns them.
+    skipped : bool
+        Whether it was skipped as already graded.
+    seconds_late : float
+        How many seconds late it was submitted.
+    died : bool
+        Whether its grading process died, even when it was graded alone.
+    notes : list
+        What happened to the warm kernels' template while it was graded
+        (:func:`helpers.grading.warm.take_notes`: a template that stopped answering, failed imports,
+        kernels started plainly).
+    """
 
     assignment: str
     student: str
@@ -54,7 +81,10 @@ class GradeReport:
 
 
 def load_course_config(root: str | os.PathLike):
-    """The traitlets ``Config`` of ``root/nbgrader_config.py`` (nbgrader's Python API does not read it itself).
+    """Read the traitlets ``Config`` of ``root/nbgrader_config.py``.
+
+    nbgrader's Python API does not read the course's configuration file itself; this loads it as
+    nbgrader's command line would.
 
     Parameters
     ----------
@@ -82,7 +112,10 @@ def load_course_config(root: str | os.PathLike):
 
 
 def default_workers() -> int:
-    """The number of cores this process may use (``os.process_cpu_count`` or the affinity mask).
+    """Count the cores this process may use.
+
+    ``os.process_cpu_count`` where Python has it, else the affinity mask, else ``os.cpu_count``:
+    the default number of grading workers.
 
     Returns
     -------
@@ -99,8 +132,16 @@ def default_workers() -> int:
 
 @contextlib.contextmanager
 def bin_on_path():
-    """The environment's ``bin`` first on ``PATH`` for the duration (nbgrader creates a gradebook
-    with the ``alembic`` executable); the previous ``PATH`` is restored afterwards."""
+    """Put the Python environment's ``bin`` folder first on ``PATH`` for the duration.
+
+    nbgrader creates a gradebook by running the ``alembic`` executable, which is found on ``PATH``;
+    the previous ``PATH`` (or its absence) is restored afterwards.
+
+    Yields
+    ------
+    None
+        Control, with ``PATH`` changed.
+    """
     saved = os.environ.get("PATH")
     os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + (saved or "")
     try:
@@ -113,17 +154,58 @@ def bin_on_path():
 
 
 def read_submission_flags(db_url: str, assignment: str, student: str | None = None) -> list[dict]:
-    """The open flags of ``assignment`` in the gradebook (of ``student`` only, when given), as
-    :func:`helpers.grading.flags.open_flags` returns them: what ``flags.csv`` lists, so the console says the same."""
+    """List the open flags of an assignment in the gradebook.
+
+    The same flags as :func:`helpers.grading.flags.open_flags` returns, which ``flags.csv`` lists, so
+    the console says the same as the export.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook's database URL.
+    assignment : str
+        The assignment's name.
+    student : str, optional
+        Only this student's flags, when given.
+
+    Returns
+    -------
+    list of dict
+        The open flags, as :func:`helpers.grading.flags.open_flags` returns them.
+    """
     return [f for f in open_flags(db_url, [assignment]) if student is None or f["student"] == student]
 
 
 def course_api(root, sandbox: bool, scratch: Path | None = None):
-    """``(config, NbGraderAPI)`` for the course at ``root``; a SQLite gradebook gets a busy timeout.
+    """Open nbgrader's API on the course at ``root``, configured for grading.
 
+    The course's configuration is loaded and passed through :func:`configure`; a SQLite gradebook's URL
+    gets a busy timeout of ``SQLITE_TIMEOUT`` seconds, so parallel workers wait for each other's writes.
     With ``scratch`` (a folder), the gradebook and the release, submitted, autograded and feedback
     folders are in ``scratch`` instead: the course's source, hidden tests, grader's secret, sandbox
-    and configuration are the course's own, nothing of the course's grading state is touched."""
+    and configuration are the course's own, nothing of the course's grading state is touched.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+    sandbox : bool
+        Run kernels in bubblewrap (see :func:`configure`).
+    scratch : path, optional
+        A folder for the gradebook and nbgrader's step folders instead of the course's.
+
+    Returns
+    -------
+    tuple
+        ``(config, api)``: the ``traitlets.config.Config`` and an ``nbgrader.apps.NbGraderAPI`` on it.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``root`` has no ``nbgrader_config.py``.
+    SandboxError
+        ``sandbox=True`` and bubblewrap is not installed.
+    """
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
 
@@ -146,6 +228,7 @@ def course_api(root, sandbox: bool, scratch: Path | None = None):
 #: the folders nbgrader fills with students' work (nbgrader itself gives their files mode 644 and its folders 755,
 #: so the folder itself must bar others), the exports of grades and the roster.
 PRIVATE_FOLDERS = ("submitted", "autograded", "feedback", "downloaded")
+#: The files of :func:`keep_private`: the exports of grades and flags, the roster.
 PRIVATE_FILES = ("roster.csv", "grades.csv", "grades_lms.csv", "flags.csv", "question_stats.csv",
                  "question_stats.png")
 #: The umask of the grading commands at least: nothing they create is readable by others.
@@ -206,7 +289,21 @@ def _sqlite_file(db_url: str) -> Path | None:
 
 
 def gradebook_exists(db_url: str) -> bool:
-    """False only for a SQLite gradebook whose file does not exist yet (opening it would create it)."""
+    """Tell whether the gradebook of ``db_url`` exists.
+
+    Opening a SQLite gradebook whose file does not exist would create it, so a run that only reads
+    asks first; other databases are taken to exist.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook's database URL.
+
+    Returns
+    -------
+    bool
+        False only for a SQLite gradebook whose file does not exist yet.
+    """
     path = _sqlite_file(db_url)
     return path is None or path.exists()
 
@@ -217,8 +314,13 @@ def create_gradebook(db_url: str) -> None:
     nbgrader creates a new gradebook by running the ``alembic`` command to learn its schema's version: a
     second Python process of about 2.5 CPU-seconds. Here nbgrader's tables are created directly and the
     version is read from nbgrader's own migration scripts, which is what that command prints; the result is
-    the same file (``tests/test_grading.py`` compares the two). Where those scripts cannot be read, or the
-    gradebook is not a SQLite file, nbgrader creates it as usual.
+    the same file (``tests/test_grading.py`` compares the two). Where those scripts cannot be read, nbgrader
+    creates it as usual; a gradebook that is not a SQLite file, or exists, is left alone.
+
+    Parameters
+    ----------
+    db_url : str
+        The gradebook's database URL.
     """
     path = _sqlite_file(db_url)
     if path is None or path.exists():

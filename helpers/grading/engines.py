@@ -43,13 +43,16 @@ def _key(url, kwargs: dict):
 
 
 def shared_engine(url, **kwargs):
-    """The engine of ``url`` and ``kwargs`` that this process already made, or a new one, kept for later calls.
+    """Return the engine of ``url`` and ``kwargs`` that this process already made, or a new one, kept for later calls.
+
+    At most :data:`MAX_ENGINES` are kept; beyond that the least recently used one is disposed of. The
+    key includes the password, so two users of one database get two engines.
 
     Parameters
     ----------
     url : str or sqlalchemy.engine.URL
         The database URL, as given to :func:`sqlalchemy.create_engine`.
-    **kwargs
+    **kwargs : dict
         The options of :func:`sqlalchemy.create_engine`; an engine is shared only with calls that pass the same
         URL and the same options (an option that cannot be hashed gets an engine of its own, not kept).
 
@@ -86,7 +89,12 @@ def _forget_after_fork() -> None:
 
 
 def share_engines() -> None:
-    """Make nbgrader's ``Gradebook`` use :func:`shared_engine` in this process (once; later calls do nothing)."""
+    """Make nbgrader's ``Gradebook`` use :func:`shared_engine` in this process.
+
+    nbgrader's module-level ``create_engine`` is replaced by :func:`shared_engine`, and a forked child
+    is set to drop the engines it inherited. Calling it again changes nothing; an nbgrader that makes its
+    engines otherwise (no ``nbgrader.api.create_engine``) is left alone.
+    """
     global _forking_registered
     import nbgrader.api
 

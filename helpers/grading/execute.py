@@ -223,6 +223,11 @@ class BoundedKernelClient(AsyncKernelClient):
     ZeroMQ kept whatever the kernel sent on stdin: 1.5 GB in issue 36). Shell and iopub refuse a message over
     :data:`helpers.grading.judge.wire.MAX_MESSAGE_BYTES` and queue at most
     :data:`helpers.grading.judge.wire.QUEUED_MESSAGES` unread (:class:`_BoundedContext`).
+
+    Parameters
+    ----------
+    **kwargs : dict
+        The options of a kernel client (traitlets), as ``AsyncKernelClient`` takes them.
     """
 
     @default("context")
@@ -274,7 +279,11 @@ class BoundedKernelClient(AsyncKernelClient):
             self._guard.start()
 
     def stop_channels(self) -> None:
-        """Stop the channels that were started (jupyter_client's would connect the others first to ask)."""
+        """Stop the channels that were started, and the guard of this process's memory.
+
+        jupyter_client's ``stop_channels`` asks each channel whether it is alive, which connects the
+        channels that were never started; this one looks only at those that were.
+        """
         if self._guard is not None:
             self._guard.stopping.set()
             self._guard = None
@@ -288,7 +297,22 @@ class BoundedKernelClient(AsyncKernelClient):
 
 
 class ResilientExecute(Execute):
-    """nbgrader's ``Execute`` with sandboxed kernels and recovery from hung or dead kernels."""
+    """Run a notebook like nbgrader's ``Execute``, with sandboxed kernels and recovery from hung or dead kernels.
+
+    Kernels are started by :class:`helpers.grading.sandbox.SandboxKernelManager` and read through
+    :class:`BoundedKernelClient`. A cell that kills or hangs its kernel gets an error and a flag, and a
+    new kernel re-runs the cells that completed before the next cell runs (at most ``max_restarts``
+    times); the notebook has a time budget (``notebook_timeout``) and output budgets
+    (``max_cell_output_bytes``, ``max_output_bytes``); each output is screened
+    (:func:`helpers.grading.rendering.screen_output`). The assignment's hidden tests are judged cell by
+    cell (:mod:`helpers.grading.judge`).
+
+    Parameters
+    ----------
+    **kw : dict
+        The preprocessor's options (traitlets); ``kernel_manager_class`` defaults to
+        :class:`helpers.grading.sandbox.SandboxKernelManager`.
+    """
 
     max_restarts = Integer(5, help="Kernel restarts allowed per notebook; after that the remaining cells "
                                    "are not run (each gets an error, so a test cell scores 0) and the "
@@ -321,6 +345,32 @@ class ResilientExecute(Execute):
     # -- per notebook ---------------------------------------------------------------------------
 
     def preprocess(self, nb, resources=None, km=None):
+        """Run every cell of ``nb``, recovering from dead or hung kernels; then clean its folder.
+
+        Each run starts the notebook's time budget and output counts afresh and makes the judge of the
+        assignment's hidden tests (:func:`helpers.grading.judge.notebook.judge_for`; None when it is switched
+        off). Afterwards symbolic links and special files the kernel left in the notebook's folder are
+        removed, with a flag.
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The notebook to run.
+        resources : dict, optional
+            The resources nbconvert passes; ``resources["metadata"]["path"]`` is the notebook's folder.
+        km : jupyter_client.KernelManager, optional
+            A kernel manager to use instead of a new one.
+
+        Returns
+        -------
+        tuple
+            ``(nb, resources)``, with the outputs.
+
+        Raises
+        ------
+        SandboxError
+            The sandbox cannot run the kernel (logged first).
+        """
         self._ran: list[int] = []       # indices of the code cells that completed, in order
         self._restarts = 0
         self._stopped: str | None = None
@@ -341,6 +391,34 @@ class ResilientExecute(Execute):
                 self._clean_workdir(nb, workdir)
 
     def preprocess_cell(self, cell, resources, index):
+        """Run one cell; a kernel that dies, hangs or sends what the grader cannot read costs this cell only.
+
+        A code cell is not run when the notebook's time budget is spent or the kernel has failed too
+        often: it gets a ``NotRun`` error. A cell whose kernel died, hung or sent an unreadable message
+        gets an error output and a flag, and a new kernel replays the cells that completed. A cell that
+        completed is judged (its hidden tests) when there is a judge.
+
+        Parameters
+        ----------
+        cell : nbformat.NotebookNode
+            The cell.
+        resources : dict
+            The resources nbconvert passes.
+        index : int
+            The cell's position in the notebook.
+
+        Returns
+        -------
+        tuple
+            ``(cell, resources)``.
+
+        Raises
+        ------
+        SandboxError
+            The sandbox cannot run a kernel.
+        CellExecutionError
+            As nbclient raises it (``allow_errors`` off).
+        """
         if cell.cell_type != "code" or not cell.source.strip():
             return super().preprocess_cell(cell, resources, index)
         if not self._stopped and self._out_of_time():
@@ -377,9 +455,14 @@ class ResilientExecute(Execute):
         return self.notebook_timeout - (monotonic() - self._t0)
 
     def time_left(self) -> float | None:
-        """Seconds left of this notebook's time budget, or None without one.
+        """Tell how many seconds are left of this notebook's time budget.
 
         Work done in the kernel on the grader's behalf (the judge's calls) should not take longer.
+
+        Returns
+        -------
+        float or None
+            The seconds left (negative once spent), or None without a budget or before the notebook started.
         """
         return self._remaining()
 
@@ -470,6 +553,28 @@ class ResilientExecute(Execute):
         return None
 
     def output(self, outs, msg, display_id, cell_index):
+        """Keep an output message of a cell, screened and within the output budgets.
+
+        Only streams, displays, results and errors are kept, with only what may be kept
+        (:func:`helpers.grading.rendering.screen_output`; active HTML flags the cell); an output beyond
+        a budget is cut, once, with a note and a flag. Errors are always kept, cut short.
+
+        Parameters
+        ----------
+        outs : list
+            The cell's outputs so far.
+        msg : dict
+            The message from the kernel.
+        display_id : str or None
+            The display's id.
+        cell_index : int
+            The cell's position.
+
+        Returns
+        -------
+        nbformat.NotebookNode or None
+            The output added, as nbclient's ``output``; None when nothing is kept.
+        """
         msg = self._screen(msg, cell_index)
         if msg is None:
             return None
@@ -482,11 +587,43 @@ class ResilientExecute(Execute):
             super()._update_display_id(display_id, msg)
 
     def handle_comm_msg(self, outs, msg, cell_index):
-        """Comm messages (widgets) are ignored: no widget state or output widget is kept."""
+        """Ignore a comm message (widgets): no widget state or output widget is kept.
+
+        nbclient would keep a widget's state in the notebook and show output widgets' outputs.
+
+        Parameters
+        ----------
+        outs : list
+            The cell's outputs so far.
+        msg : dict
+            The comm message.
+        cell_index : int
+            The cell's position.
+
+        Returns
+        -------
+        None
+            Always.
+        """
         return None
 
     @contextmanager
     def setup_kernel(self, **kwargs):
+        """Start the kernel for the duration, as nbclient does; afterwards check its disk.
+
+        When the sandbox has a disk budget, the kernel's working folder and /tmp are measured after the
+        last cell (:data:`DISK_PROBE`), and a share of 98 % or more flags the notebook.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            As for nbclient's ``setup_kernel``.
+
+        Yields
+        ------
+        None
+            Control, with the kernel running.
+        """
         with super().setup_kernel(**kwargs):
             try:
                 yield
@@ -522,6 +659,17 @@ class ResilientExecute(Execute):
         return settings.disk_mb if settings.enabled else 0
 
     def create_kernel_manager(self):
+        """Make nbclient's kernel manager, with the grader's bounded channels and the judge's overlays.
+
+        Its clients are :class:`BoundedKernelClient`, its own (control) socket takes only small
+        messages, and with a judge the course package without this assignment's reference
+        implementations is bound over the package in the sandbox.
+
+        Returns
+        -------
+        jupyter_client.KernelManager
+            The kernel manager (a :class:`helpers.grading.sandbox.SandboxKernelManager` by default).
+        """
         km = super().create_kernel_manager()
         # the channels from the kernel, bounded at their sockets (BoundedKernelClient; module "channels" above)
         km.client_class = f"{__name__}.BoundedKernelClient"
@@ -531,6 +679,18 @@ class ResilientExecute(Execute):
         return km
 
     def on_cell_executed(self, **kwargs):
+        """Cut a cell's error short, and flag a full disk or a timeout.
+
+        nbclient's hook after a cell's reply. An error output's message and traceback lines are cut to
+        :data:`ERROR_TEXT_CHARS` (the last 100 lines kept); an error that says the disk was full flags
+        the cell; a cell interrupted at its timeout is flagged, or, when the notebook's budget ran out,
+        gets an error and stops the notebook.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            The ``cell``, ``cell_index`` and ``execute_reply`` nbclient passes.
+        """
         super().on_cell_executed(**kwargs)
         cell, index = kwargs["cell"], kwargs.get("cell_index")
         for out in cell.get("outputs", []):  # nbgrader adds the reply's error as it came: keep it short

@@ -25,14 +25,36 @@ __all__ = ["write_exports", "feedback_and_exports", "given_assignments",
            "ExportReport"]
 
 
+#: The columns of ``flags.csv`` (:func:`write_flags`), in order.
 FLAG_COLUMNS = ["assignment", "student", "notebook", "cell", "reason"]
 
 
 class ExportReport(dict):
-    """What :func:`write_exports` wrote: ``{"grades", "lms", "question_stats", "flags"}`` (paths), and in
-    attributes the feedback pages written again (``feedback``: ``(assignment, student)``), the LMS copies
-    refreshed (``lms_refreshed``) and set aside as stale (``lms_stale``), the open flags (``open_flags``) and
-    errors (``errors``)."""
+    """What :func:`write_exports` wrote.
+
+    A dict of the paths written, ``{"grades", "lms", "question_stats", "flags"}``, with the rest of
+    what happened in attributes, each an empty list until :func:`write_exports` fills it.
+
+    Parameters
+    ----------
+    *args : tuple
+        As for ``dict``.
+    **kwargs : dict
+        As for ``dict``.
+
+    Attributes
+    ----------
+    feedback : list
+        The feedback pages written again, as ``(assignment, student)``.
+    lms_refreshed : list
+        The LMS copies refreshed.
+    lms_stale : list
+        The LMS copies set aside as stale.
+    errors : list
+        The errors met.
+    open_flags : list
+        The open flags.
+    """
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -45,10 +67,10 @@ class ExportReport(dict):
 
 def write_exports(root: str | os.PathLike, export: str, reports: list[GradeReport] | None = None, *, api=None,
                   feedback_written=()) -> ExportReport:
-    """Write the exports of the gradebook: ``export`` (nbgrader's CSV), and next to it ``grades_lms.csv``,
-    ``question_stats.csv``/``.png`` and ``flags.csv``; and bring the feedback and its LMS copies up to date.
+    """Write the exports of the gradebook and bring the feedback and its LMS copies up to date.
 
-    First the gradebook is settled (:func:`settle_gradebook`: late penalties on the final scores, the cells
+    The exports are ``export`` (nbgrader's CSV), and next to it ``grades_lms.csv``,
+    ``question_stats.csv``/``.png`` and ``flags.csv``. First the gradebook is settled (:func:`settle_gradebook`: late penalties on the final scores, the cells
     of resolved flags out of the queue); then the feedback pages whose grades changed are written again
     (:func:`refresh_feedback`) and the LMS copies follow (:func:`sync_lms_copies`). Only the assignments that
     were given (:func:`given_assignments`: at least one submission in the gradebook) are exported;
@@ -61,7 +83,7 @@ def write_exports(root: str | os.PathLike, export: str, reports: list[GradeRepor
     root : path
         The course root.
     export : str
-        nbgrader's CSV, relative to ``root``.
+        The path of nbgrader's CSV, relative to ``root``.
     reports : list of GradeReport, optional
         The run's reports (their flags).
     api : NbGraderAPI, optional
@@ -111,7 +133,9 @@ def write_exports(root: str | os.PathLike, export: str, reports: list[GradeRepor
 def feedback_and_exports(root: str | os.PathLike = ".", assignments: list[str] | None = None, *,
                          lms: str | os.PathLike | None = None,
                          export: str | None = None) -> tuple[list[FeedbackReport], ExportReport | None]:
-    """``python -m helpers feedback``: the feedback of every autograded submission written again
+    """Write the feedback of every autograded submission again, then every export.
+
+    This is ``python -m helpers feedback``: the feedback first
     (:func:`helpers.grading.feedback.regenerate_feedback`), then every export from the same gradebook
     (:func:`write_exports`), so that after it the feedback, its LMS copies and the exports all agree with the
     gradebook.
@@ -125,7 +149,7 @@ def feedback_and_exports(root: str | os.PathLike = ".", assignments: list[str] |
     lms : path, optional
         A folder for the LMS copies (:func:`helpers.grading.feedback.regenerate_feedback`).
     export : str, optional
-        nbgrader's CSV, relative to ``root`` (default: the one the last export wrote, else ``grades.csv``).
+        The path of nbgrader's CSV, relative to ``root`` (default: the one the last export wrote, else ``grades.csv``).
 
     Returns
     -------
@@ -171,7 +195,10 @@ def given_assignments(db_url: str) -> list[str]:
 
 
 def summary(reports: list[GradeReport]) -> dict:
-    """Counts of a grading run.
+    """Count what a grading run did.
+
+    A submission is graded when nbgrader succeeded and it was not skipped, failed when nbgrader did
+    not succeed, flagged when it has a flag (it may also be graded or failed).
 
     Parameters
     ----------
@@ -207,10 +234,9 @@ def _export_nbgrader(api, root: Path, out: Path, assignments: list[str] | None =
 
 def export_lms(db_url: str, path: str | os.PathLike, *, assignments: list[str] | None = None,
                flags: list[dict] | None = None) -> Path:
-    """Write a CSV for an LMS's grade import: one row per student; per assignment a numeric column and a
-    notes column.
+    """Write a CSV for an LMS's grade import: one row per student.
 
-    The columns are ``student_id``, ``last_name``, ``first_name``, ``email``, then for each assignment
+    Per assignment it has a numeric column and a notes column. The columns are ``student_id``, ``last_name``, ``first_name``, ``email``, then for each assignment
     ``<assignment>`` (the score after any late penalty, a plain number such as ``8.0``; empty when the
     gradebook has no score: nothing submitted, or a flagged submission whose grading died) and
     ``<assignment> notes`` (plain words: ``late 30 h: 2.0 off``, ``flagged: resolve in the formgrader``,
@@ -339,8 +365,10 @@ def export_question_stats(db_url: str, path: str | os.PathLike, *, plot: str | o
 
 
 def question_stats_figure(rows: list[dict]):
-    """The bar chart of :func:`export_question_stats`: per graded cell, the mean score over the maximum and
-    the share of the class with full marks; cells with no score yet are left out.
+    """Draw the bar chart of :func:`export_question_stats`.
+
+    Per graded cell, the mean score over the maximum and the share of the class with full marks; cells
+    with no score yet are left out.
 
     Parameters
     ----------
@@ -397,6 +425,9 @@ def _plot_question_stats(rows: list[dict], path) -> None:
 
 def write_flags(flags: list[dict], path: str | os.PathLike) -> Path:
     """Write ``flags.csv`` (assignment, student, notebook, cell, reason), one row per flag.
+
+    The rows are sorted by assignment, student, notebook and cell; a flag on no cell has an empty
+    ``cell``, and keys other than :data:`FLAG_COLUMNS` are left out.
 
     Parameters
     ----------

@@ -18,11 +18,26 @@ __all__ = ["FeedbackReport", "autograded_assignments", "regenerate_feedback", "s
 
 
 @dataclass
-class FeedbackReport:
-    """What :func:`regenerate_feedback` did for one assignment: the students whose feedback was written,
-    those with cells still waiting for a person (their feedback shows those cells ungraded), those whose
-    ``autograded/`` folder has no submission in the gradebook (``orphans``: skipped), the files written
-    for the LMS, and nbgrader's error if it failed."""
+class FeedbackReport:  # numpydoc ignore=PR01
+    """What :func:`regenerate_feedback` did for one assignment.
+
+    ``python -m helpers feedback`` prints it, one assignment after another.
+
+    Attributes
+    ----------
+    assignment : str
+        The assignment's name.
+    students : list
+        The students whose feedback was written.
+    waiting : list
+        Those with cells still waiting for a person (their feedback shows those cells ungraded).
+    orphans : list
+        Those whose ``autograded/`` folder has no submission in the gradebook (skipped).
+    lms_files : list
+        The files written for the LMS.
+    error : str
+        nbgrader's error if it failed, else ``""``.
+    """
 
     assignment: str
     students: list = field(default_factory=list)
@@ -33,7 +48,20 @@ class FeedbackReport:
 
 
 def autograded_assignments(root: str | os.PathLike = ".") -> list[str]:
-    """The assignments with at least one autograded submission (``autograded/<student>/<assignment>/``)."""
+    """List the assignments with at least one autograded submission.
+
+    They are the folders ``autograded/<student>/<assignment>/``; without ``autograded/``, none.
+
+    Parameters
+    ----------
+    root : path
+        The course root.
+
+    Returns
+    -------
+    list of str
+        The assignments' names, sorted.
+    """
     root = Path(root).resolve()
     folder = root / "autograded"
     if not folder.is_dir():
@@ -119,9 +147,10 @@ def regenerate_feedback(root: str | os.PathLike = ".", assignments: list[str] | 
 
 
 def settle_gradebook(db_url: str, config, assignments=None) -> None:
-    """Bring the gradebook's derived values up to date before anything is written from it: the late
-    penalties on the final scores (:func:`helpers.grading.plugins.apply_late_penalties`) and the cells of
-    resolved flags out of the queue (:func:`helpers.grading.flags.release_resolved_flags`).
+    """Bring the gradebook's derived values up to date before anything is written from it.
+
+    These are the late penalties on the final scores (:func:`helpers.grading.plugins.apply_late_penalties`)
+    and the cells of resolved flags out of the queue (:func:`helpers.grading.flags.release_resolved_flags`).
 
     Parameters
     ----------

@@ -48,13 +48,15 @@ from ..mathjax import MathJaxMissing, mathjax_dir
 __all__ = ["FeedbackExporter", "FEEDBACK_CSS", "TEMPLATES", "TEMPLATE_NAME", "mathjax_script", "grades_fingerprint",
            "page_grades", "late_note"]
 
+#: The course's template folder, put in front of nbgrader's.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: The course's feedback template (it extends nbgrader's ``feedback``).
 TEMPLATE_NAME = "course_feedback"
 MATHJAX_FILE = "tex-svg-full.js"
 
-# outputs (the checks' messages and hints, printed text, tracebacks) and code wrap instead of running off the
-# page or out of their boxes (nbgrader's answer and test boxes have no scroll bar: a long line of code ran past
-# their right edge); a wrapped line of code keeps its indentation
+#: Outputs (the checks' messages and hints, printed text, tracebacks) and code wrap instead of running off the
+#: page or out of their boxes (nbgrader's answer and test boxes have no scroll bar: a long line of code ran past
+#: their right edge); a wrapped line of code keeps its indentation.
 FEEDBACK_CSS = """
 div.output_area pre, div.output_subarea pre, div.input_area pre {
     white-space: pre-wrap;
@@ -70,8 +72,10 @@ _GRADES_META = re.compile(r'<meta name="course-grades" content="([0-9a-f]+)">')
 
 
 def grades_fingerprint(gb, notebook) -> str:
-    """A digest of what a feedback page shows of the gradebook: every cell's score, maximum and state,
-    every comment, and the late penalty of ``notebook``.
+    """Digest what a feedback page shows of the gradebook.
+
+    That is every cell's score, maximum and state, every comment, and the late penalty of ``notebook``;
+    a page whose digest differs from the gradebook's is written again.
 
     Parameters
     ----------
@@ -95,8 +99,9 @@ def grades_fingerprint(gb, notebook) -> str:
 
 
 def page_grades(path) -> str | None:
-    """The fingerprint a feedback page carries (:func:`grades_fingerprint`), or None (no page, or one written
-    without it).
+    """Read the fingerprint a feedback page carries (:func:`grades_fingerprint`).
+
+    It is looked for in the page's first 4096 bytes.
 
     Parameters
     ----------
@@ -106,6 +111,7 @@ def page_grades(path) -> str | None:
     Returns
     -------
     str or None
+        The fingerprint; None for no page, or one written without it.
     """
     try:
         with open(path, "rb") as fh:
@@ -117,7 +123,9 @@ def page_grades(path) -> str | None:
 
 
 def late_note(score: float, penalty: float, seconds_late: float) -> str:
-    """The sentence under a late notebook's score on its feedback page.
+    """Write the sentence under a late notebook's score on its feedback page.
+
+    The lateness is given in hours, or in minutes under an hour.
 
     Parameters
     ----------
@@ -157,7 +165,9 @@ def _mathjax_path(name: str) -> Path:
 
 
 def mathjax_script(name: str = MATHJAX_FILE) -> str:
-    """The text of MathJax 3's ``name`` (a file of its ``es5`` folder), safe inside a ``<script>`` element.
+    """Read MathJax 3's ``name`` (a file of its ``es5`` folder), made safe inside a ``<script>`` element.
+
+    The feedback page carries MathJax inside it, so it typesets its formulas without a network.
 
     Parameters
     ----------
@@ -230,12 +240,19 @@ MAX_CODE_KEPT = 1024
 
 
 class FeedbackExporter(HTMLExporter):
-    """nbgrader's feedback page with MathJax inside it and outputs that wrap (module docstring).
+    """Write nbgrader's feedback page with MathJax inside it and outputs that wrap (module docstring).
 
     ``GenerateFeedback`` configures ``HTMLExporter`` (template ``feedback``, nbgrader's template
     folder); this exporter puts the course's template in front: its ``course_feedback`` template
     uses nbgrader's ``feedback`` as base, and its filter ``course_mathjax`` marks where
     :func:`mathjax_script` of a file name goes (written in by :meth:`from_notebook_node`).
+
+    Parameters
+    ----------
+    *args : tuple
+        As for nbconvert's ``HTMLExporter``.
+    **kwargs : dict
+        As for nbconvert's ``HTMLExporter``.
     """
 
     def __init__(self, *args, **kwargs):
@@ -266,7 +283,23 @@ class FeedbackExporter(HTMLExporter):
         self.register_filter("course_mathjax", jinja2.pass_context(lambda context, name=MATHJAX_FILE: self._mathjax_mark(name)))
 
     def register_filter(self, name, jinja_filter):
-        """nbconvert's, except that while a page is written its code highlighter is wrapped by :meth:`_code_mark`."""
+        """Register a Jinja filter as nbconvert does, but wrap the code highlighter while a page is written.
+
+        While :meth:`from_notebook_node` writes a page, nbconvert's ``highlight_code`` filter is replaced by
+        :meth:`_code_mark`, which keeps each cell's highlighted HTML out of nbconvert's last pass.
+
+        Parameters
+        ----------
+        name : str
+            The filter's name in the templates.
+        jinja_filter : callable
+            The filter.
+
+        Returns
+        -------
+        object
+            What nbconvert's ``register_filter`` returns.
+        """
         if name == "highlight_code" and getattr(self, "_mark_prefix", "") and isinstance(jinja_filter, Highlight2HTML):
             self._highlight, jinja_filter = jinja_filter, self._code_mark
         return super().register_filter(name, jinja_filter)
@@ -307,7 +340,31 @@ class FeedbackExporter(HTMLExporter):
         return environment
 
     def from_notebook_node(self, nb, resources=None, **kw):
-        """nbconvert's page (:meth:`nbconvert.exporters.HTMLExporter.from_notebook_node`), MathJax and code written in."""
+        """Write the feedback page of ``nb``, with MathJax and the highlighted code written in.
+
+        nbconvert writes the page (:meth:`nbconvert.exporters.HTMLExporter.from_notebook_node`) with marks, random
+        for each page, where MathJax and each code cell's highlighted HTML go; they are written in after
+        nbconvert's last pass over the page.
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The autograded notebook.
+        resources : dict, optional
+            The resources nbgrader passes.
+        **kw : dict
+            As for nbconvert's ``from_notebook_node``.
+
+        Returns
+        -------
+        tuple
+            ``(html, resources)``.
+
+        Raises
+        ------
+        RuntimeError
+            A mark was lost on the way (the template is to be checked), or MathJax is not installed.
+        """
         self._marked, self._mark_prefix = {}, f"course-mark-{secrets.token_hex(16)}-"
         prefix = self._mark_prefix
         try:

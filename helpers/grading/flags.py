@@ -35,13 +35,17 @@ from nbgrader.utils import is_grade, is_solution, is_task
 __all__ = ["METADATA_KEY", "PREFIX", "add_flag", "notebook_flags", "grade_id", "safe_name", "SaveFlags", "read_flags",
            "open_flags", "release_resolved_flags", "flag_submission"]
 
+#: Where a notebook being graded keeps its flags (its metadata), between nbgrader's two passes.
 METADATA_KEY = "course_flags"
+#: The start of a flag's line in an answer cell's auto comment: how :func:`read_flags` finds it again.
 PREFIX = "FLAGGED: "
 _LINE = re.compile(r"^FLAGGED: (?P<reason>.*) \[cell: (?P<cell>[^\]]*)\]$")
 
 
 def add_flag(nb, cell: str | None, reason: str) -> None:
     """Record a flag for a person in the notebook being graded.
+
+    The flag stays in the notebook's metadata until :class:`SaveFlags` writes it to the gradebook.
 
     Parameters
     ----------
@@ -70,7 +74,10 @@ def add_flag(nb, cell: str | None, reason: str) -> None:
 
 
 def notebook_flags(nb) -> list[dict]:
-    """The flags recorded in a notebook by :func:`add_flag`.
+    """List the flags recorded in a notebook by :func:`add_flag`.
+
+    They are read from the notebook's metadata (:data:`METADATA_KEY`); a notebook without any gives
+    an empty list.
 
     Parameters
     ----------
@@ -97,7 +104,9 @@ def _plain(text: str) -> str:
 
 
 def safe_name(name: str, limit: int = 60) -> str:
-    """A file name as it may appear in a flag or a log: letters, digits and ``._+-`` only.
+    """Make a file name safe to show in a flag or a log: letters, digits and ``._+-`` only.
+
+    Every other character becomes ``?``, and a long name is cut to ``limit`` characters.
 
     Parameters
     ----------
@@ -117,15 +126,20 @@ def safe_name(name: str, limit: int = 60) -> str:
 
 
 def grade_id(cell) -> str | None:
-    """The nbgrader ``grade_id`` of a cell, or None.
+    """Read the nbgrader ``grade_id`` of a cell.
+
+    It is in the cell's ``metadata["nbgrader"]``; a cell without nbgrader's metadata (or with
+    metadata that is not a dict) has none.
 
     Parameters
     ----------
     cell : nbformat.NotebookNode
+        A notebook cell.
 
     Returns
     -------
     str or None
+        Its ``grade_id``, or None.
     """
     meta = cell.get("metadata", {}).get("nbgrader")
     return meta.get("grade_id") if isinstance(meta, dict) else None
@@ -136,7 +150,7 @@ def _comment_line(flag: dict) -> str:
 
 
 class SaveFlags(NbGraderPreprocessor):
-    """nbgrader preprocessor: write the notebook's flags to the gradebook (after ``SaveAutoGrades``).
+    """Write the notebook's flags to the gradebook: an nbgrader preprocessor placed after ``SaveAutoGrades``.
 
     For a flag on a cell, the graded cells concerned are that cell (if graded) and every graded
     cell after it in the notebook (code in an answer cell can affect every later test); for a
@@ -144,9 +158,34 @@ class SaveFlags(NbGraderPreprocessor):
     score is kept. The reason goes into the auto comment of the answer cell concerned (the
     flagged cell if it is an answer cell, else the nearest answer cell before it, else the first
     one), one line ``FLAGGED: <reason> [cell: <grade_id>]`` per flag, so the formgrader shows it.
+
+    Parameters
+    ----------
+    **kw : dict
+        The preprocessor's options (traitlets: ``config``, ``parent``).
     """
 
     def preprocess(self, nb, resources):
+        """Write the flags of ``nb`` to the gradebook, and log each as a warning.
+
+        Without flags nothing is written. The graded cells concerned are marked
+        ``needs_manual_grade`` (their auto scores stay), the flag lines replace the earlier ones in the
+        answer cells' auto comments, and the submitted notebook is marked ``flagged``; entries the
+        gradebook lacks are skipped.
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The notebook being autograded.
+        resources : dict
+            The resources nbgrader passes; ``resources["nbgrader"]`` names the gradebook, assignment, student
+            and notebook.
+
+        Returns
+        -------
+        tuple
+            ``(nb, resources)``, unchanged.
+        """
         flags = notebook_flags(nb)
         if not flags:
             return nb, resources
@@ -193,11 +232,32 @@ class SaveFlags(NbGraderPreprocessor):
         return nb, resources
 
     def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
+        """Leave a cell as it is: :meth:`preprocess` does the work.
+
+        nbconvert's ``Preprocessor`` calls this for each cell; :meth:`preprocess` does not.
+
+        Parameters
+        ----------
+        cell : nbformat.NotebookNode
+            A cell.
+        resources : dict
+            The resources nbgrader passes.
+        cell_index : int
+            The cell's position.
+
+        Returns
+        -------
+        tuple
+            ``(cell, resources)``, unchanged.
+        """
         return cell, resources
 
 
 def read_flags(db_url: str, assignments=None) -> list[dict]:
-    """Every flag stored in a gradebook by :class:`SaveFlags`.
+    """Read every flag stored in a gradebook by :class:`SaveFlags`.
+
+    They are found in the submitted notebooks' auto comments, as the lines that start with
+    :data:`PREFIX`; a flag a person has resolved is still there (:func:`open_flags` leaves those out).
 
     Parameters
     ----------

@@ -11,7 +11,7 @@ from .course import GradeReport, course_api, nbgrader_error, read_submission_fla
 from .flags import grade_id
 from .plugins import apply_late_penalties
 
-__all__ = ["grade_submission"]
+__all__ = ["grade_submission", "score_of"]
 
 
 def _cell_sources(folder: Path, notebook: str) -> dict:
@@ -51,7 +51,30 @@ def _manual_grades(gb, assignment: str, student: str, autograded: Path) -> dict:
 
 
 def score_of(gb, assignment: str, student: str) -> tuple[float, float, float]:
-    """``(score after late penalty, max_score, seconds late)`` from the gradebook."""
+    """Read one submission's score, maximum and lateness from the gradebook.
+
+    The score is nbgrader's total minus its late-submission penalty, never below zero; the
+    exports and the run's summary report this number.
+
+    Parameters
+    ----------
+    gb : nbgrader.api.Gradebook
+        An open gradebook.
+    assignment : str
+        The assignment's name.
+    student : str
+        The student's id.
+
+    Returns
+    -------
+    tuple of float
+        ``(score after the late penalty, max_score, seconds late)``.
+
+    Raises
+    ------
+    nbgrader.api.MissingEntry
+        When the gradebook has no such submission.
+    """
     sub = gb.find_submission(assignment, student)
     late = float(sub.total_seconds_late or 0.0)
     return max(0.0, float(sub.score) - float(sub.late_submission_penalty or 0.0)), float(sub.max_score), late

@@ -22,9 +22,32 @@ class ShortTracebacks(NbGraderPreprocessor):
     IPython's traceback prints the lines around the failing one, which in a test cell are the
     hidden tests; ``ClearHiddenTests`` removes them from the cell's source but not from its output.
     The message itself (written to say which property failed, never the expected value) is kept.
+
+    Parameters
+    ----------
+    **kw : dict
+        The plugin's options (traitlets: ``config``, ``parent``).
     """
 
     def preprocess_cell(self, cell, resources, cell_index):
+        """Cut the traceback of a graded cell's error to its last line, ``Error: message``.
+
+        Other cells, and outputs that are not errors, are left as they are.
+
+        Parameters
+        ----------
+        cell : nbformat.NotebookNode
+            A cell of the autograded notebook.
+        resources : dict
+            The resources nbgrader passes.
+        cell_index : int
+            The cell's position.
+
+        Returns
+        -------
+        tuple
+            ``(cell, resources)``, ``cell`` changed in place.
+        """
         if cell.cell_type == "code" and is_grade(cell):
             for out in cell.get("outputs", []):
                 if out.get("output_type") == "error":
@@ -41,11 +64,34 @@ class LatePenaltyPerDay(LateSubmissionPlugin):
 
         c.AssignLatePenalties.plugin_class = "helpers.grading.plugins.LatePenaltyPerDay"
         c.LatePenaltyPerDay.fraction_per_day = 0.1
+
+    Parameters
+    ----------
+    **kwargs : dict
+        The plugin's options (traitlets: ``config``, ``parent``).
     """
 
     fraction_per_day = Float(0.1, help="Share of the score lost per started day late (0 to 1).").tag(config=True)
 
     def late_submission_penalty(self, student_id, score, total_seconds_late):
+        """Compute the penalty of a notebook handed in ``total_seconds_late`` seconds late.
+
+        ``score * min(1, fraction_per_day * ceil(total_seconds_late / 86400))``; see the class.
+
+        Parameters
+        ----------
+        student_id : str
+            The student (nbgrader's interface; not used).
+        score : float
+            The notebook's score.
+        total_seconds_late : float
+            How late it was handed in, in seconds.
+
+        Returns
+        -------
+        float or None
+            The points taken off; None when it was not late.
+        """
         if not total_seconds_late or total_seconds_late <= 0:
             return None
         days = math.ceil(total_seconds_late / 86400)
@@ -115,22 +161,81 @@ def _apply_late_penalties(gb, config, assignments=None, student: str | None = No
 
 
 class FinalLatePenalty(NbGraderPreprocessor):
-    """Feedback preprocessor, before nbgrader's ``GetGrades``: the notebook's late penalty computed again on
-    its final score (:func:`apply_late_penalties`), so that plain ``nbgrader generate_feedback`` shows it too."""
+    """Compute the notebook's late penalty again on its final score: a feedback preprocessor.
+
+    It runs before nbgrader's ``GetGrades`` (:func:`apply_late_penalties`), so that plain
+    ``nbgrader generate_feedback`` shows the final penalty too.
+
+    Parameters
+    ----------
+    **kw : dict
+        The plugin's options (traitlets: ``config``, ``parent``).
+    """
 
     def preprocess(self, nb, resources):
+        """Compute the late penalty of this student's notebooks of this assignment again, in the gradebook.
+
+        The notebook itself is not changed.
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The notebook whose feedback is being made.
+        resources : dict
+            The resources nbgrader passes (the gradebook, assignment and student).
+
+        Returns
+        -------
+        tuple
+            ``(nb, resources)``, unchanged.
+        """
         info = resources["nbgrader"]
         apply_late_penalties(info["db_url"], self.config, [info["assignment"]], info["student"])
         return nb, resources
 
     def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
+        """Leave a cell as it is: :meth:`preprocess` does the work.
+
+        nbconvert's ``Preprocessor`` calls this for each cell; :meth:`preprocess` does not.
+
+        Parameters
+        ----------
+        cell : nbformat.NotebookNode
+            A cell.
+        resources : dict
+            The resources nbgrader passes.
+        cell_index : int
+            The cell's position.
+
+        Returns
+        -------
+        tuple
+            ``(cell, resources)``, unchanged.
+        """
         return cell, resources
 
 
 class FinalScoreCsvExport(CsvExportPlugin):
-    """nbgrader's CSV export (``c.ExportApp.plugin_class``) after the late penalties are computed again on the
-    final scores (:func:`apply_late_penalties`), so that plain ``nbgrader export`` writes them too."""
+    """Write nbgrader's CSV export after computing the late penalties again on the final scores.
+
+    Set as ``c.ExportApp.plugin_class``; the penalties are computed as :func:`apply_late_penalties`
+    does, so that plain ``nbgrader export`` writes them too.
+
+    Parameters
+    ----------
+    **kwargs : dict
+        The plugin's options (traitlets: ``config``, ``parent``).
+    """
 
     def export(self, gradebook) -> None:
+        """Compute every late penalty again in ``gradebook``, then export as nbgrader's CSV plugin does.
+
+        The penalties change in the gradebook itself (committed), so the export and the gradebook agree.
+
+        Parameters
+        ----------
+        gradebook : nbgrader.api.Gradebook
+            The open gradebook.
+        """
         _apply_late_penalties(gradebook, self.config)
         super().export(gradebook)

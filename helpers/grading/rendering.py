@@ -50,19 +50,21 @@ _ACTIVE = re.compile(r"<\s*(script|iframe|object|embed|form|meta|link|base)\b|ja
 
 
 def active_content(text: str) -> bool:
-    """Whether HTML or Markdown text holds something a browser would run or load on its own.
+    """Tell whether HTML or Markdown text holds something a browser would run or load on its own.
 
-    A script, an iframe, object or embed element, a form, a ``<meta>``, ``<link>`` or ``<base>``
+    That is a script, an iframe, object or embed element, a form, a ``<meta>``, ``<link>`` or ``<base>``
     tag, an event-handler attribute (``onerror=``), a ``javascript:`` URL or a MathJax ``\\href``.
     Used to decide what to *flag*; what is kept never depends on it.
 
     Parameters
     ----------
     text : str
+        The text, as the student wrote it.
 
     Returns
     -------
     bool
+        True when it holds any of these.
     """
     return bool(_ACTIVE.search(text))
 
@@ -74,7 +76,10 @@ def _text(value) -> str:
 
 
 def screen_output(msg_type: str, content: dict) -> tuple[dict | None, list[str]]:
-    """The part of one output message that may be stored and rendered.
+    """Keep the part of one output message that may be stored and rendered.
+
+    Streams and errors keep their text; displays and results keep only :data:`KEEP_MIME` data. Nothing
+    the kernel sent is trusted for its form: its texts are made strings.
 
     Parameters
     ----------
@@ -140,6 +145,7 @@ def as_text(source: str) -> str:
     Returns
     -------
     str
+        The Markdown.
     """
     lines = source.expandtabs(4).split("\n")
     return NOTE + "\n\n" + "\n".join("    " + line for line in lines)
@@ -159,7 +165,7 @@ def _release_texts(config, resources) -> set[str] | None:
 
 
 class ShowStudentText(NbGraderPreprocessor):
-    """nbgrader preprocessor (end of ``Autograde.sanitize_preprocessors``): show the student's text as text.
+    """Show the student's text as text: an nbgrader preprocessor, last in ``Autograde.sanitize_preprocessors``.
 
     Each markdown or raw cell whose source is not exactly that of a markdown or raw cell of the
     released notebook (locked cells are already restored by ``OverwriteCells``) is replaced by a
@@ -167,9 +173,30 @@ class ShowStudentText(NbGraderPreprocessor):
     metadata is kept, so an answer cell is still graded by a person. Without a release every
     markdown and raw cell is treated so. A cell whose text held active content
     (:func:`active_content`) is flagged.
+
+    Parameters
+    ----------
+    **kw : dict
+        The preprocessor's options (traitlets: ``config``, ``parent``).
     """
 
     def preprocess(self, nb, resources):
+        """Replace each of the student's markdown and raw cells with :func:`as_text` of it.
+
+        The cells that are exactly those of the release are left alone; see the class.
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The submitted notebook.
+        resources : dict
+            The resources nbgrader passes (the assignment and notebook, to find the release).
+
+        Returns
+        -------
+        tuple
+            ``(nb, resources)``, ``nb`` changed in place.
+        """
         from nbformat.v4 import new_markdown_cell
 
         course = _release_texts(self.config, resources)
@@ -190,4 +217,22 @@ class ShowStudentText(NbGraderPreprocessor):
         return nb, resources
 
     def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
+        """Leave a cell as it is: :meth:`preprocess` does the work.
+
+        nbconvert's ``Preprocessor`` calls this for each cell; :meth:`preprocess` does not.
+
+        Parameters
+        ----------
+        cell : nbformat.NotebookNode
+            A cell.
+        resources : dict
+            The resources nbgrader passes.
+        cell_index : int
+            The cell's position.
+
+        Returns
+        -------
+        tuple
+            ``(cell, resources)``, unchanged.
+        """
         return cell, resources

@@ -50,11 +50,13 @@ __all__ = ["grade_class", "submitted_assignments", "blocking_failures", "roster_
            "PRELOAD", "RunStopped", "stop_on_signals", "stop_descendants", "descendants"]
 
 
+#: The flag's message for a submission whose grading process died even when it was graded alone.
 DIED = ("The grading process died while grading this submission on its own (for example killed by the system "
         "for using too much memory). The submission was not graded; it is flagged, and it is graded on its own "
         "on later runs so that it cannot take other submissions down with it.")
 
 
+#: The flag's message for a submission nbgrader could not grade; ``{error}`` is nbgrader's error in one line.
 FAILED = ("nbgrader could not grade this submission ({error}). It has no automatic score (the LMS export shows "
           "it as flagged); read it, fix what stops it if it is the grader's, and run grade again: it is graded again "
           "until it succeeds.")
@@ -68,9 +70,15 @@ PRELOAD = ["helpers.grading.run", "helpers.grading.judge", "helpers.embeddings",
 
 
 class RunStopped(KeyboardInterrupt):
-    """The run was stopped by SIGINT or SIGTERM (:func:`stop_on_signals`); every process it started has ended.
+    """The run was stopped by SIGINT or SIGTERM; every process it started has ended.
 
-    ``signum`` is the signal's number.
+    Raised by the handler of :func:`stop_on_signals`, after the state or an export being written is
+    complete. It is a ``KeyboardInterrupt``, as Ctrl-C would raise.
+
+    Parameters
+    ----------
+    signum : int
+        The signal's number, kept as the attribute ``signum``.
     """
 
     def __init__(self, signum: int) -> None:
@@ -99,7 +107,9 @@ def _process_tree() -> dict[int, list[int]]:
 
 
 def descendants(pid: int | None = None) -> list[int]:
-    """The live processes started, directly or not, by ``pid`` (default: this process), parents first.
+    """List the live processes started, directly or not, by ``pid``.
+
+    Read from Linux's /proc; zombies are left out. A parent comes before its children.
 
     Parameters
     ----------
@@ -124,9 +134,9 @@ def descendants(pid: int | None = None) -> list[int]:
 
 
 def stop_descendants(rounds: int = 50) -> int:
-    """Kill (SIGKILL) every process this one started, however deep: the pool's fork server and workers,
-    their kernels and sandboxed warm-kernel templates.
+    """Kill (SIGKILL) every process this one started, however deep.
 
+    That is the pool's fork server and workers, their kernels and sandboxed warm-kernel templates;
     multiprocessing's resource tracker is left to end with this process. Grading holds nothing a kill can corrupt: a gradebook write is a database transaction, a worker writes
     no file the state relies on (:func:`helpers.grading.state.save_state` is called here, in this process),
     and a submission whose grading was cut is not in the state, so the next run grades it again. With
@@ -188,10 +198,9 @@ def _stopping() -> bool:
 
 
 def stop_on_signals():
-    """For ``python -m helpers grade``: SIGINT and SIGTERM end everything the run started, then raise
-    :class:`RunStopped` in this process.
+    """Make SIGINT and SIGTERM end everything the run started, then raise :class:`RunStopped`.
 
-    This process becomes a child subreaper (Linux), so that no process of the run escapes by losing its
+    For ``python -m helpers grade``. This process becomes a child subreaper (Linux), so that no process of the run escapes by losing its
     parent. On a signal every descendant is killed (:func:`stop_descendants`) at once; the signal is then
     raised as :class:`RunStopped`, after the state or an export being written is complete. Further signals
     are ignored while stopping.
@@ -199,6 +208,7 @@ def stop_on_signals():
     Returns
     -------
     None
+        The handlers are installed for the rest of this process.
     """
     import ctypes
     import signal
@@ -415,7 +425,9 @@ def _run_canaries(root: Path, names: list[str], workers: int, sandbox: bool, fee
 
 
 def submitted_assignments(root: str | os.PathLike = ".") -> list[str]:
-    """The assignments of the source directory that at least one student has submitted.
+    """List the assignments of the source directory that at least one student has submitted.
+
+    The default set of assignments of :func:`grade_class`; nbgrader's API says who submitted what.
 
     Parameters
     ----------
@@ -434,7 +446,10 @@ def submitted_assignments(root: str | os.PathLike = ".") -> list[str]:
 
 
 def roster_of(db_url: str) -> set[str]:
-    """The students the gradebook knows (an imported roster, and those graded before); empty without a gradebook.
+    """Read the ids of the students the gradebook knows.
+
+    Those are an imported roster and those graded before; without a gradebook, none (and no gradebook
+    is created).
 
     Parameters
     ----------
@@ -542,12 +557,14 @@ def grade_class(root: str | os.PathLike = ".", *, assignments: list[str] | None 
     workers : int, optional
         Submissions graded at once, each by :func:`grade_submission` in a worker process (default
         :func:`default_workers`, the number of cores). The grades do not depend on it.
-    sandbox, feedback : bool
+    sandbox : bool
         As in :func:`grade_submission`.
     force : bool
         Regrade submissions whose files have not changed since they were last graded.
+    feedback : bool
+        As in :func:`grade_submission`.
     export : str or None
-        nbgrader's CSV of the grades, relative to ``root``; ``grades_lms.csv``,
+        The path of nbgrader's CSV of the grades, relative to ``root``; ``grades_lms.csv``,
         ``question_stats.csv``/``.png`` and ``flags.csv`` are written next to it (:func:`write_exports`).
         None: no exports. Not written when every submission failed (:func:`blocking_failures`).
     progress : bool

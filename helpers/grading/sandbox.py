@@ -51,14 +51,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from jupyter_client.manager import AsyncKernelManager, KernelManager
+from jupyter_client.manager import AsyncKernelManager
 from traitlets import Bool, Integer, List, Unicode
 from traitlets.config import Configurable
 
 from . import warm
 
 __all__ = ["SandboxError", "find_bwrap", "missing_bwrap_message", "package_dir", "Sandbox", "SandboxKernelManager", "bwrap_command",
-           "kernel_env", "provided_files", "bwrap_supports_size", "DEFAULT_MEMORY_MB", "DEFAULT_MAX_PROCESSES",
+           "kernel_env", "provided_files", "bwrap_supports_size", "python_roots", "read_only_paths", "check_workdir", "DEFAULT_MEMORY_MB", "DEFAULT_MAX_PROCESSES",
            "DEFAULT_DISK_MB", "SHM_MB", "SOCKETS_KB", "MSGQUEUE_BYTES"]
 
 #: Default memory limit of a kernel (address space, MiB). The course's nine worked solutions peak at
@@ -122,11 +122,18 @@ _INSTALL = (
 
 
 class SandboxError(RuntimeError):
-    """The sandbox cannot be used (bubblewrap missing, or an unsafe folder would be exposed)."""
+    """The sandbox cannot be used (bubblewrap missing, or an unsafe folder would be exposed).
+
+    The message says what to do (install bubblewrap, grade from the course root, move the course); a
+    grading run stops on it rather than run a submission unsandboxed.
+    """
 
 
 def find_bwrap() -> str | None:
-    """The path of the bubblewrap executable, or None when it is not installed.
+    """Find the bubblewrap executable.
+
+    It is looked up on ``PATH``, then in ``/usr/bin``, ``/bin`` and ``/usr/local/bin`` (a grading
+    service may run with a short ``PATH``).
 
     Returns
     -------
@@ -137,7 +144,10 @@ def find_bwrap() -> str | None:
 
 
 def bwrap_supports_size(bwrap: str) -> bool:
-    """Whether this bubblewrap has ``--size`` (0.7.0 and newer, not installed setuid).
+    """Tell whether this bubblewrap has ``--size`` (0.7.0 and newer, not installed setuid).
+
+    Its ``--help`` is read once per executable and the answer kept for this process; a setuid
+    bubblewrap refuses ``--size``, so it counts as without.
 
     Parameters
     ----------
@@ -147,6 +157,7 @@ def bwrap_supports_size(bwrap: str) -> bool:
     Returns
     -------
     bool
+        True when ``--size`` can limit the sandbox's tmpfs folders.
     """
     if bwrap not in _SIZE_SUPPORT:
         try:
@@ -163,11 +174,30 @@ _SIZE_SUPPORT: dict[str, bool] = {}
 
 
 def missing_bwrap_message() -> str:
+    """Say that bubblewrap is missing, and what to do.
+
+    The message of the :class:`SandboxError` raised when grading needs the sandbox and bubblewrap is
+    not installed: how to install it, or how to grade without it and what that exposes.
+
+    Returns
+    -------
+    str
+        The message.
+    """
     return f"bubblewrap (`bwrap`) is not installed, so submissions cannot be graded in a sandbox. {_INSTALL}"
 
 
 class Sandbox(Configurable):
-    """Settings of the grading sandbox (``c.Sandbox.*`` in ``nbgrader_config.py`` or on the command line)."""
+    """Settings of the grading sandbox (``c.Sandbox.*`` in ``nbgrader_config.py`` or on the command line).
+
+    Each setting is a traitlets option with its help; :class:`SandboxKernelManager` reads them for
+    every kernel it starts.
+
+    Parameters
+    ----------
+    **kwargs : dict
+        The options of a traitlets ``Configurable`` (``config``, ``parent``, or settings by name).
+    """
 
     enabled = Bool(True, help="Run each grading kernel in a bubblewrap sandbox. Switch off only for trusted "
                               "submissions (`--Sandbox.enabled=False`).").tag(config=True)
@@ -189,6 +219,16 @@ class Sandbox(Configurable):
                                    "plainly).").tag(config=True)
 
     def root(self) -> Path:
+        """Find the course folder, which the sandbox never shows.
+
+        ``Sandbox.course_root`` when set, else ``CourseDirectory.root`` of the configuration, else the
+        current folder.
+
+        Returns
+        -------
+        pathlib.Path
+            The course folder, resolved.
+        """
         root = self.course_root
         if not root:
             root = self.config.get("CourseDirectory", {}).get("root", "") or os.getcwd()
@@ -196,8 +236,15 @@ class Sandbox(Configurable):
 
 
 def package_dir() -> Path:
-    """The folder of the course package (``helpers/``, this subpackage's parent) the grader imports; the
-    kernel imports the same."""
+    """Find the folder of the course package the grader imports.
+
+    That is ``helpers/``, this subpackage's parent; the sandboxed kernel imports the same one.
+
+    Returns
+    -------
+    pathlib.Path
+        The package's folder, resolved.
+    """
     return Path(__file__).resolve().parents[1]
 
 
@@ -211,8 +258,17 @@ def _is_within(path: Path, other: Path) -> bool:
 
 
 def python_roots() -> list[Path]:
-    """The folders of the Python environment: ``sys.prefix``, ``sys.base_prefix``, ``sys.exec_prefix``
-    and their real paths (a venv's interpreter is a symbolic link into the base installation)."""
+    """List the folders of the Python environment.
+
+    ``sys.prefix``, ``sys.base_prefix``, ``sys.exec_prefix`` and ``sys.base_exec_prefix``, each as
+    given and as its real path, and the folder above the real interpreter's (a venv's interpreter is a
+    symbolic link into the base installation).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The folders, possibly repeated.
+    """
     roots = []
     for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix):
         roots += [Path(os.path.abspath(p)), Path(os.path.realpath(p))]
@@ -222,10 +278,29 @@ def python_roots() -> list[Path]:
 
 
 def read_only_paths(course_root: Path, extra=(), env: dict | None = None) -> list[Path]:
-    """Folders bound read-only besides the system: the Python environment, the course package's
-    ``helpers/`` and ``data/``, ``PYTHONPATH`` entries and ``extra``. An entry that would reveal the
-    course root, the package's whole folder or the grader's home (being one of them or above them)
-    is left out; its allowed parts (``helpers/``, ``data/``, a venv inside) are bound on their own."""
+    """List the folders bound read-only in the sandbox besides the system folders.
+
+    They are the Python environment (:func:`python_roots`), the course package's ``helpers/`` and
+    ``data/``, ``COURSE_DATA_DIR``, ``PYTHONPATH`` entries and ``extra``, each as given and as its real
+    path. An entry that would reveal the course root, the package's whole folder (a checkout, not an
+    installed package), the grader's home or ``/`` (being one of them or above them) is left out, as is
+    one that does not exist; its allowed parts (``helpers/``, ``data/``, a venv inside) are bound on
+    their own.
+
+    Parameters
+    ----------
+    course_root : pathlib.Path
+        The course folder, never shown.
+    extra : iterable of path
+        More folders (``Sandbox.read_only``, the kernel's environment).
+    env : dict, optional
+        The environment to read ``COURSE_DATA_DIR`` and ``PYTHONPATH`` from (default ``os.environ``).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The folders, each once.
+    """
     env = os.environ if env is None else env
     package = package_dir()
     candidates = python_roots() + [package, package.parent / "data"]
@@ -250,8 +325,11 @@ def read_only_paths(course_root: Path, extra=(), env: dict | None = None) -> lis
 
 
 def kernel_env(env: dict, extra_allow=()) -> dict:
-    """The environment of a sandboxed kernel: the allow-listed variables of ``env``, a private
-    ``HOME`` and ``TMPDIR``, ``PYTHONSAFEPATH=1`` (the working folder is not on ``sys.path``), one BLAS thread and two malloc arenas unless set (many kernels share the
+    """Make the environment of a sandboxed kernel from the grader's.
+
+    It keeps the allow-listed variables of ``env`` (``ENV_ALLOW``, names starting with
+    ``ENV_PREFIXES``), with a private ``HOME`` and ``TMPDIR``, ``PYTHONSAFEPATH=1`` (the working folder
+    is not on ``sys.path``), one BLAS thread and two malloc arenas unless set (many kernels share the
     grading machine, and each thread's buffers and arenas count against the memory limit).
 
     Parameters
@@ -279,7 +357,12 @@ def kernel_env(env: dict, extra_allow=()) -> dict:
 def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env: dict, memory_mb: int = 0,
                   max_processes: int = 0, bwrap: str = "bwrap", overlays=(), disk_mb: int = 0,
                   provided=(), sockets_dir=None, info_fd: int | None = None) -> list[str]:
-    """The bubblewrap command line that runs ``kernel_cmd`` in the sandbox.
+    """Build the bubblewrap command line that runs ``kernel_cmd`` in the sandbox.
+
+    Every namespace is unshared (no network), capabilities are dropped, the environment is ``env``
+    only; the system folders, part of /etc and ``read_only`` are bound read-only, /dev is read-only but
+    for a /dev/shm of :data:`SHM_MB` MiB (with ``disk_mb``), and the kernel runs under ``prlimit`` with the memory, process
+    and message-queue limits.
 
     Parameters
     ----------
@@ -320,6 +403,7 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
     Returns
     -------
     list of str
+        The command: bubblewrap's, then ``prlimit``'s, then ``kernel_cmd``.
     """
     workdir, private_dir = Path(workdir).resolve(), Path(private_dir).resolve()
     cmd = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
@@ -366,9 +450,22 @@ def bwrap_command(kernel_cmd: list[str], *, workdir, private_dir, read_only, env
 
 
 def provided_files(workdir) -> list[Path]:
-    """What the course ships beside a notebook: the entries of ``workdir`` other than notebooks,
-    nbgrader's ``timestamp.txt``, links and special files (nbgrader copies an assignment's other
-    source files there; a submission's own files were dropped, :mod:`helpers.grading.submission`)."""
+    """List what the course ships beside a notebook in its folder.
+
+    The entries of ``workdir`` other than notebooks, nbgrader's ``timestamp.txt``, links and special
+    files (nbgrader copies an assignment's other source files there; a submission's own files were
+    dropped, :mod:`helpers.grading.submission`).
+
+    Parameters
+    ----------
+    workdir : path
+        The notebook's folder.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files and folders, sorted; empty when the folder cannot be read.
+    """
     out = []
     try:
         entries = list(os.scandir(workdir))
@@ -383,8 +480,25 @@ def provided_files(workdir) -> list[Path]:
 
 
 def check_workdir(workdir: Path, course_root: Path, read_only) -> None:
-    """Refuse a writable folder that holds the course, the package or the Python environment, and a
-    course inside a system folder (which the kernel sees whole)."""
+    """Refuse a kernel folder that would expose the course.
+
+    The kernel may write its working folder, so it must not hold the course, the package or a
+    read-only folder; and the course must not be inside a system folder, which the kernel sees whole.
+
+    Parameters
+    ----------
+    workdir : pathlib.Path
+        The kernel's working folder.
+    course_root : pathlib.Path
+        The course folder.
+    read_only : iterable of path
+        The folders bound read-only (:func:`read_only_paths`).
+
+    Raises
+    ------
+    SandboxError
+        When either holds; the message says what to do.
+    """
     for p in [course_root, package_dir(), *read_only]:
         if _is_within(Path(p), workdir):
             raise SandboxError(f"Refusing to run a sandboxed kernel that may write {workdir}: it holds {p}. "
@@ -401,6 +515,13 @@ class SandboxKernelManager(AsyncKernelManager):
 
     With ``Sandbox.enabled = False`` it is jupyter_client's ``AsyncKernelManager`` (the kernel runs
     with the grader's rights). Used by ``helpers.grading.execute.ResilientExecute``.
+
+    Parameters
+    ----------
+    *args : tuple
+        As for ``AsyncKernelManager``.
+    **kwargs : dict
+        As for ``AsyncKernelManager``.
     """
 
     _private_dir = None
@@ -531,10 +652,19 @@ class SandboxKernelManager(AsyncKernelManager):
             self._close_info()
 
     async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        """Clean up as jupyter_client does; unless restarting, remove the connection file's folder.
+
+        The folder is private to this manager and kept across restarts, so that a restarted kernel
+        reads the same connection file; it goes when the kernel is shut down for good.
+
+        Parameters
+        ----------
+        restart : bool
+            True when the kernel is being restarted: its connection file is kept.
+        """
         await super()._async_cleanup_resources(restart=restart)
         if not restart and self._private_dir is not None:
             shutil.rmtree(self._private_dir, ignore_errors=True)
             self._private_dir = None
 
     cleanup_resources = _async_cleanup_resources
-    start_kernel = KernelManager._async_start_kernel

@@ -46,12 +46,15 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from nbgrader.utils import is_grade, is_locked, is_solution
 
 from .. import sourcecode
-from ..sourcecode import REFERENCE_MODULES
 from .flags import grade_id, safe_name
 
 __all__ = ["ALLOWED_IMPORTS", "SIMILARITY_THRESHOLD", "REFERENCE_MODULES", "LIBRARY_METHODS", "MIN_COPY_NODES",
            "scan_notebook", "scan_source", "similarity", "near_copies", "renamed_copies", "reference_sources",
-           "reference_normal_forms", "ScanAnswers"]
+           "reference_normal_forms", "ScanAnswers", "parse_python"]
+
+#: The course's reference modules: :data:`helpers.sourcecode.REFERENCE_MODULES`, the one list the checks, the
+#: judge and this scan read.
+REFERENCE_MODULES = sourcecode.REFERENCE_MODULES
 
 #: Top-level modules an answer may import. Everything else (os, sys, subprocess, sqlite3, inspect,
 #: importlib, IPython, ctypes, signal, threading, multiprocessing, socket, shutil, pathlib, gc, ...)
@@ -124,13 +127,25 @@ UNREADABLE = ("could not be read as Python by the scan (a syntax error, or code 
 
 
 def parse_python(text: str, *, top_level_await: bool = True):
-    """The syntax tree of ``text`` as the kernel compiles it (IPython allows a top-level ``await``).
+    """Parse ``text`` into its syntax tree as the kernel compiles it (IPython allows a top-level ``await``).
 
     CPython 3.11 keeps one recursion counter for every syntax tree it builds; a tree built while
     another is being built (a finaliser that formats a traceback, which parses source lines) leaves
     it unbalanced, and ``compile`` raises ``SystemError: AST constructor recursion depth mismatch``
     for code that is fine (python/cpython#106905). The spurious error is retried once; a second one
     becomes a ``ValueError``, which every caller treats as code it could not read (flagged).
+
+    Parameters
+    ----------
+    text : str
+        The code.
+    top_level_await : bool
+        Allow ``await`` at the top level, as IPython does (default); the judge's callers pass False.
+
+    Returns
+    -------
+    ast.Module
+        The syntax tree.
 
     Raises
     ------
@@ -223,7 +238,10 @@ def _outside_allow_list(tree, allowed: set, course_imports: dict, answer: bool, 
 
 def scan_source(source: str, *, modules=frozenset(), protected=frozenset(), course_imports=None, allowed=None,
                 answer: bool = True, reached=frozenset()) -> list[str]:
-    """Reasons, in plain words, why one cell's code needs a person (``[]`` when none).
+    """Give the reasons, in plain words, why one cell's code needs a person (``[]`` when none).
+
+    The code is read, never run: its imports, calls, attribute writes, bindings of protected names and
+    loops are compared with the rules of the module docstring.
 
     Parameters
     ----------
@@ -399,7 +417,9 @@ _REFERENCE_CACHE: dict[str, str] | None = None
 
 
 def reference_sources() -> dict[str, str]:
-    """``{"statistics.cosine": source, ...}`` for every function defined in the course's reference modules.
+    """Read the source of every function defined in the course's reference modules.
+
+    The sources are read once per process and kept.
 
     Returns
     -------
@@ -426,10 +446,10 @@ def reference_sources() -> dict[str, str]:
 
 
 def near_copies(source: str, threshold: float = SIMILARITY_THRESHOLD) -> list[tuple[str, str, float]]:
-    """``(function, reference, similarity)`` for each function of ``source`` at least ``threshold``
-    similar to the reference function of the same name (in any reference module).
+    """Find the functions of ``source`` that are near-copies of the reference function of the same name.
 
-    Only the same name: the honest answers of some exercises *are* the formula of a reference
+    A near-copy is at least ``threshold`` similar (:func:`similarity`) to the reference function of
+    the same name, in any reference module. Only the same name: the honest answers of some exercises *are* the formula of a reference
     function under another name (04's ``effect_size`` reaches 0.92 against
     ``statistics.effect_size_from_scores``), so comparing against every reference would flag them.
 
@@ -554,7 +574,11 @@ def _names_loaded(source: str) -> set[str]:
 
 
 def scan_notebook(nb, release=None, *, threshold: float = SIMILARITY_THRESHOLD, references=None) -> list[dict]:
-    """Flags for every cell of a submitted notebook that the student controls.
+    """Scan every cell of a submitted notebook that the student controls, and say what needs a person.
+
+    Each such cell is read by :func:`scan_source`, knowing the course cells' imports and the names the
+    test cells rely on; answer functions are compared with the reference functions
+    (:func:`near_copies`, :func:`renamed_copies`).
 
     Parameters
     ----------
@@ -661,14 +685,36 @@ def _references_for(config, assignment: str) -> dict:
 
 
 class ScanAnswers(NbGraderPreprocessor):
-    """nbgrader preprocessor: scan the student's code before execution and flag what it finds.
+    """Scan the student's code before execution and flag what it finds: an nbgrader preprocessor.
 
     Placed at the end of ``Autograde.sanitize_preprocessors`` (after ``OverwriteCells`` restored
     the test cells). Each finding becomes :func:`helpers.grading.flags.add_flag`; the notebook itself is
     not changed, so the submission is still executed and auto-scored.
+
+    Parameters
+    ----------
+    **kw : dict
+        The preprocessor's options (traitlets: ``config``, ``parent``).
     """
 
     def preprocess(self, nb, resources):
+        """Scan ``nb`` (:func:`scan_notebook`) against its release and flag each finding.
+
+        Without the release every unlocked cell is scanned; a scan that fails flags the whole notebook
+        for a person (it fails closed).
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The submitted notebook.
+        resources : dict
+            The resources nbgrader passes (the assignment and notebook).
+
+        Returns
+        -------
+        tuple
+            ``(nb, resources)``, with the flags in the notebook's metadata.
+        """
         from helpers.grading.flags import add_flag
 
         info = resources.get("nbgrader", {})

@@ -14,7 +14,8 @@ __all__ = ["STATE_FILE", "LMS_FILE", "submission_hash", "assignment_hash", "load
            "remember_lms_folder"]
 
 
-STATE_FILE = ".grading-state.json"   # in autograded/: {"<assignment>/<student>": {"sha256": ..., "died": ...}}
+#: In autograded/: ``{"<assignment>/<student>": {"sha256": ..., "died": ...}}``, the grading state.
+STATE_FILE = ".grading-state.json"
 #: in autograded/: the folders ``python -m helpers feedback --lms`` copied feedback to, kept up to date by every export
 LMS_FILE = ".lms-folders.json"
 
@@ -37,10 +38,10 @@ def _entries(folder: str, prefix: str = ""):
 
 
 def submission_hash(folder: str | os.PathLike) -> str:
-    """SHA-256 of a submission folder: every regular file's relative name and contents, and the
-    name and type of everything else (links, pipes), sorted by name.
+    """Hash a submission folder with SHA-256.
 
-    Nothing is followed or opened but regular files (a link to the solutions or a pipe in a
+    The hash covers every regular file's relative name and contents, and the name and type of
+    everything else (links, pipes), sorted by name. Nothing is followed or opened but regular files (a link to the solutions or a pipe in a
     submission must neither be read with the grader's rights nor block it).
 
     Parameters
@@ -77,10 +78,10 @@ def submission_hash(folder: str | os.PathLike) -> str:
 
 def assignment_hash(root: str | os.PathLike, source: str | os.PathLike, assignment: str,
                     tests_dir: str = "hidden_tests") -> str:
-    """SHA-256 of what grades an assignment besides the submission: its source folder
-    (``solutions/<assignment>/``, the test cells) and its hidden tests (``<tests_dir>/<assignment>.py``).
+    """Hash with SHA-256 what grades an assignment besides the submission.
 
-    A change to either regrades every submission of the assignment, and so runs its worked-solution check
+    That is its source folder (``solutions/<assignment>/``, the test cells; :func:`submission_hash`)
+    and its hidden tests (``<tests_dir>/<assignment>.py``). A change to either regrades every submission of the assignment, and so runs its worked-solution check
     again (a hidden test that no longer matches the worked solution stops the run before any student).
 
     Parameters
@@ -109,6 +110,21 @@ def assignment_hash(root: str | os.PathLike, source: str | os.PathLike, assignme
 
 
 def load_state(root: Path) -> dict:
+    """Read the grading state of the course at ``root`` (:data:`STATE_FILE` in ``autograded/``).
+
+    A state file that is missing or cannot be read as JSON gives an empty state: every submission is
+    then graded again.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The course root.
+
+    Returns
+    -------
+    dict
+        ``{"<assignment>/<student>": {"sha256": ..., "died": ...}}``.
+    """
     path = root / "autograded" / STATE_FILE
     try:
         return json.loads(path.read_text())
@@ -117,6 +133,17 @@ def load_state(root: Path) -> dict:
 
 
 def save_state(root: Path, state: dict) -> None:
+    """Write the grading state of the course at ``root`` (:data:`STATE_FILE` in ``autograded/``).
+
+    It is written to a temporary file and then moved in place, so a reader never sees half of it.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The course root.
+    state : dict
+        The state, as :func:`load_state` returns it.
+    """
     path = root / "autograded" / STATE_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -125,7 +152,21 @@ def save_state(root: Path, state: dict) -> None:
 
 
 def lms_folders(root: Path) -> list[Path]:
-    """The folders ``python -m helpers feedback --lms`` has copied feedback to (absolute paths)."""
+    """List the folders ``python -m helpers feedback --lms`` has copied feedback to.
+
+    They are kept in :data:`LMS_FILE` in ``autograded/``, so that every export keeps those copies up to
+    date; a missing or unreadable file gives none.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The course root.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The folders, as absolute paths.
+    """
     try:
         names = json.loads((Path(root) / "autograded" / LMS_FILE).read_text())
     except (OSError, ValueError):
@@ -134,7 +175,18 @@ def lms_folders(root: Path) -> list[Path]:
 
 
 def remember_lms_folder(root: Path, folder: Path) -> None:
-    """Add ``folder`` to :func:`lms_folders`."""
+    """Add ``folder`` to :func:`lms_folders`.
+
+    The list is kept sorted, each folder once (resolved to an absolute path), and written to a
+    temporary file then moved in place.
+
+    Parameters
+    ----------
+    root : pathlib.Path
+        The course root.
+    folder : pathlib.Path
+        The folder feedback was copied to.
+    """
     path = Path(root) / "autograded" / LMS_FILE
     names = sorted({str(f) for f in lms_folders(root)} | {str(Path(folder).resolve())})
     path.parent.mkdir(parents=True, exist_ok=True)

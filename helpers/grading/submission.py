@@ -63,7 +63,9 @@ MAX_NOTEBOOK_BYTES = 20 * 1000 * 1000
 #: nbgrader's ``timestamp.txt`` holds one date (about 32 bytes), its ``submission_secret.txt`` 128 hex
 #: digits (written by ``nbgrader submit``; ``release_feedback`` names the feedback file after it).
 MAX_TIMESTAMP_BYTES = 1024
+#: nbgrader's file of the submission's date, kept beside the notebooks.
 TIMESTAMP = "timestamp.txt"
+#: The file ``nbgrader submit`` writes with the submission's secret, kept beside the notebooks.
 SUBMISSION_SECRET = "submission_secret.txt"
 #: Notebook-level metadata kept from a submission (everything else is discarded before grading).
 KEEP_METADATA = ("kernelspec", "language_info")
@@ -191,6 +193,8 @@ def before_autograde(assignment=None, student=None, notebooks=(), **_) -> None:
         As nbgrader passes them (``student`` may be ``"*"``).
     notebooks : list of str
         The submission's notebook paths nbgrader is about to grade.
+    **_ : dict
+        What else nbgrader passes (ignored).
     """
     import logging
 
@@ -211,7 +215,7 @@ def before_autograde(assignment=None, student=None, notebooks=(), **_) -> None:
 
 
 class TakeSubmission(NbGraderPreprocessor):
-    """nbgrader preprocessor, first of ``Autograde.sanitize_preprocessors``: take only the notebook.
+    """Take only the notebook of a submission: an nbgrader preprocessor, first of ``Autograde.sanitize_preprocessors``.
 
     * The notebook-level metadata the submission brings is discarded, except
       :data:`KEEP_METADATA`; a ``course_flags`` entry (where the grader keeps its flags until
@@ -220,9 +224,38 @@ class TakeSubmission(NbGraderPreprocessor):
       a cell); a test cell tagged ``skip-execution`` is flagged.
     * The submission's folder is cleaned once more (:func:`clean_submission`: nothing if
       :func:`before_autograde` ran), and everything dropped is flagged for the whole notebook.
+
+    Parameters
+    ----------
+    **kw : dict
+        The preprocessor's options (traitlets: ``config``, ``parent``).
     """
 
     def preprocess(self, nb, resources):
+        """Take only what is graded of the submitted notebook, and flag what was dropped.
+
+        Stops first when run inside a Jupyter server (:func:`refuse_in_formgrader`). A notebook that
+        :func:`clean_submission` replaced by a placeholder gets the release's cells. Cells' nbgrader
+        metadata is restored from the release (:func:`restore_nbgrader_metadata`), with a flag for
+        each change; see the class for the rest.
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The submitted notebook.
+        resources : dict
+            The resources nbgrader passes (the assignment, notebook and folder).
+
+        Returns
+        -------
+        tuple
+            ``(nb, resources)``, ``nb`` changed in place.
+
+        Raises
+        ------
+        RuntimeError
+            Inside a Jupyter server (see :func:`refuse_in_formgrader`).
+        """
         from .flags import METADATA_KEY
 
         refuse_in_formgrader()
@@ -279,9 +312,28 @@ class TakeSubmission(NbGraderPreprocessor):
         return _release_for(self.config, info.get("assignment", ""), info.get("notebook", ""))
 
     def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
+        """Leave a cell as it is: :meth:`preprocess` does the work.
+
+        nbconvert's ``Preprocessor`` calls this for each cell; :meth:`preprocess` does not.
+
+        Parameters
+        ----------
+        cell : nbformat.NotebookNode
+            A cell.
+        resources : dict
+            The resources nbgrader passes.
+        cell_index : int
+            The cell's position.
+
+        Returns
+        -------
+        tuple
+            ``(cell, resources)``, unchanged.
+        """
         return cell, resources
 
 
+#: What the formgrader's Autograde button shows in its error log (:func:`refuse_in_formgrader`).
 FORMGRADER_AUTOGRADE = (
     "Autograding from the formgrader's Autograde button is off for this course: it would grade around the course's "
     "checks (the worked solution graded first, the roster, the record of what was graded, the flags of a "
@@ -389,9 +441,33 @@ class SafeCollect(ExchangeCollect):
     submission (:func:`clean_submission`'s rule), opened without following links and checked to
     be a regular file after opening. What is left out is logged (names through :func:`safe_name`).
     Set in ``nbgrader_config.py``: ``c.ExchangeFactory.collect = "helpers.grading.submission.SafeCollect"``.
+
+    Parameters
+    ----------
+    coursedir : nbgrader.coursedir.CourseDirectory
+        The course's folders, as for nbgrader's ``ExchangeCollect``.
+    authenticator : nbgrader.auth.Authenticator
+        As for nbgrader's ``ExchangeCollect``.
+    **kwargs : dict
+        The exchange's options (traitlets).
     """
 
     def do_copy(self, src, dest, log=None):
+        """Copy one inbound submission folder ``src`` to ``dest``, only the files of a submission.
+
+        ``src`` that is not a folder (a link, say) is not collected, with a warning. Each entry is copied
+        only when :func:`clean_submission`'s rule keeps it and it is a regular file once opened without
+        following links; what is left out is logged. A group-shared course gets group modes.
+
+        Parameters
+        ----------
+        src : str
+            The inbound submission folder.
+        dest : str
+            The folder to create and fill.
+        log : logging.Logger, optional
+            Where to log (default: the exchange's log).
+        """
         log = log or self.log
         st = os.lstat(src)
         if not stat.S_ISDIR(st.st_mode):
@@ -436,7 +512,9 @@ def _copy_regular(src: str, dest: str) -> str | None:
 
 
 class CheckCellMetadataOnce(CheckCellMetadata):
-    """nbgrader's ``CheckCellMetadata`` (the same checks, the same errors), its JSON schema's validator built once.
+    """Check the cells' nbgrader metadata as nbgrader's ``CheckCellMetadata`` does, its schema's validator built once.
+
+    The same checks and the same errors.
 
     nbgrader checks each cell's ``nbgrader`` metadata with ``jsonschema.validate(metadata, schema)``, which checks
     the schema itself against its meta-schema and builds a new validator for every cell, and it builds three
@@ -447,9 +525,35 @@ class CheckCellMetadataOnce(CheckCellMetadata):
     ``BaseMetadataValidator.validate_cell``, then the schema, reporting ``jsonschema.validate``'s error (its
     ``best_match``), then the checks of ``MetadataValidatorV3``, unchanged.
     :func:`helpers.grading.course.configure` puts this step in place of nbgrader's in both lists.
+
+    Parameters
+    ----------
+    **kw : dict
+        The preprocessor's options (traitlets: ``config``, ``parent``).
     """
 
     def preprocess(self, nb, resources):
+        """Check every cell's nbgrader metadata; an invalid one stops the notebook, as in nbgrader.
+
+        One validator, built once per process, checks the whole notebook.
+
+        Parameters
+        ----------
+        nb : nbformat.NotebookNode
+            The notebook.
+        resources : dict
+            The resources nbgrader passes.
+
+        Returns
+        -------
+        tuple
+            ``(nb, resources)``, unchanged.
+
+        Raises
+        ------
+        ValidationError
+            The metadata of a cell is invalid (the details are logged).
+        """
         try:
             _metadata_validator().validate_nb(nb)
         except ValidationError:

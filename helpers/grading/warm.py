@@ -84,11 +84,17 @@ def _mine() -> dict:
 
 
 class TemplateError(RuntimeError):
-    """The template failed: it did not start, answer or stay clean."""
+    """The template failed: it did not start, answer or stay clean.
+
+    The grader then starts kernels plainly, and says so in the run's report (:func:`note`).
+    """
 
 
 def note(text: str, logged: bool = False) -> None:
     """Keep ``text`` for the run's report (:func:`take_notes`) and log it as a warning.
+
+    The notes of a grading process end up in the :class:`helpers.grading.course.GradeReport` of the
+    submission it was grading.
 
     Parameters
     ----------
@@ -103,8 +109,10 @@ def note(text: str, logged: bool = False) -> None:
 
 
 def take_notes() -> list[str]:
-    """What happened to this process's templates since the last call: a template that did not start,
-    stopped answering or was tainted, modules a template failed to import, kernels started plainly.
+    """Take what happened to this process's templates since the last call.
+
+    That is a template that did not start, stopped answering or was tainted, modules a template failed
+    to import, kernels started plainly (:func:`note`).
 
     Returns
     -------
@@ -117,7 +125,7 @@ def take_notes() -> list[str]:
 
 
 def spool_dir() -> str:
-    """The folder (one per grading process) that holds each sandboxed kernel's connection folder.
+    """Make, once per grading process, the folder that holds each sandboxed kernel's connection folder.
 
     A template sees this folder (and only it of the grader's files), so a kernel it forks can create
     its sockets where jupyter_client connects to them.
@@ -125,6 +133,7 @@ def spool_dir() -> str:
     Returns
     -------
     str
+        The folder's path (made again if it was removed), with its ``sockets`` folder.
     """
     global _SPOOL
     if _SPOOL is None or not os.path.isdir(_SPOOL):
@@ -134,18 +143,25 @@ def spool_dir() -> str:
 
 
 def sockets_dir() -> str:
-    """Where a sandboxed kernel creates its sockets: inside each sandbox a small tmpfs of its own
-    (:data:`helpers.grading.sandbox.SOCKETS_KB`), outside an empty folder of :func:`spool_dir`.
+    """Name the folder where a sandboxed kernel creates its sockets.
+
+    Inside each sandbox it is a small tmpfs of its own (:data:`helpers.grading.sandbox.SOCKETS_KB`),
+    outside an empty folder of :func:`spool_dir`; the grader reaches the sandbox's through
+    :func:`outside`.
 
     Returns
     -------
     str
+        The folder's path, the same inside and outside the sandbox.
     """
     return os.path.join(spool_dir(), "sockets")
 
 
 def outside(pid: int, path: str) -> str:
-    """The path by which the grader reaches ``path`` of the sandbox whose first process is ``pid``.
+    """Give the path by which the grader reaches ``path`` of the sandbox whose first process is ``pid``.
+
+    It goes through that process's root in ``/proc``, and must leave room for a socket's name within
+    the length of a Unix socket's path.
 
     Parameters
     ----------
@@ -162,7 +178,8 @@ def outside(pid: int, path: str) -> str:
     Raises
     ------
     TemplateError
-        If the grader may not look into that process's root (``/proc`` mounted with ``hidepid``).
+        If the grader may not look into that process's root (``/proc`` mounted with ``hidepid``), or
+        the path would be too long for a Unix socket.
     """
     root = f"/proc/{int(pid)}/root"
     if not os.access(root, os.X_OK):
@@ -175,7 +192,10 @@ def outside(pid: int, path: str) -> str:
 
 
 def stderr_pipe(name: str) -> int:
-    """A pipe for a sandbox's stderr: at most :data:`STDERR_BYTES` of what comes through reach the grader's.
+    """Open a pipe for a sandbox's stderr: at most :data:`STDERR_BYTES` of what comes through reach the grader's.
+
+    A thread relays the pipe to the grader's stderr and, past the limit, drops the rest with one line
+    that says so.
 
     Parameters
     ----------
@@ -220,7 +240,10 @@ def _write_stderr(data: bytes) -> None:
 
 
 def sandbox_pid(fd: int, process=None, timeout: float | None = None) -> int:
-    """The process id (outside) of the sandbox's first process, read from bubblewrap's ``--info-fd``.
+    """Read the process id (outside) of the sandbox's first process from bubblewrap's ``--info-fd``.
+
+    bubblewrap writes a JSON object with ``child-pid`` there once the sandbox runs; more than 64 KiB
+    without it is refused.
 
     Parameters
     ----------
@@ -234,6 +257,7 @@ def sandbox_pid(fd: int, process=None, timeout: float | None = None) -> int:
     Returns
     -------
     int
+        The process id.
 
     Raises
     ------
@@ -262,6 +286,9 @@ def sandbox_pid(fd: int, process=None, timeout: float | None = None) -> int:
 class WarmKernel:
     """A kernel forked by a :class:`Template`, with the part of ``subprocess.Popen`` jupyter_client uses.
 
+    jupyter_client's provisioner holds it as its process: it polls, waits for, signals and kills it;
+    the template reports its end and its CPU time.
+
     Parameters
     ----------
     template : Template
@@ -279,11 +306,14 @@ class WarmKernel:
         self.cpu: float | None = None
 
     def poll(self) -> int | None:
-        """The exit status once the kernel ended (a negative signal number if killed), else None.
+        """Tell whether the kernel ended, as ``Popen.poll`` does.
+
+        What the template sent is read first (:meth:`Template.pump`).
 
         Returns
         -------
         int or None
+            The exit status once the kernel ended (a negative signal number if killed), else None.
         """
         if self.returncode is None:
             self.template.pump()
@@ -291,6 +321,8 @@ class WarmKernel:
 
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the kernel to end.
+
+        It is polled every 20 ms.
 
         Parameters
         ----------
@@ -301,6 +333,11 @@ class WarmKernel:
         -------
         int
             The exit status.
+
+        Raises
+        ------
+        subprocess.TimeoutExpired
+            The kernel did not end within ``timeout``.
         """
         end = None if timeout is None else time.monotonic() + timeout
         while self.poll() is None:
@@ -312,6 +349,8 @@ class WarmKernel:
     def send_signal(self, signum: int) -> None:
         """Kill the kernel for SIGKILL or SIGTERM; other signals are not sent (interrupts are messages).
 
+        Signals cannot enter the sandbox's PID namespace, so the template kills the kernel (:meth:`kill`).
+
         Parameters
         ----------
         signum : int
@@ -321,7 +360,10 @@ class WarmKernel:
             self.kill()
 
     def kill(self) -> None:
-        """Kill the kernel (the template then kills whatever it left and cleans up)."""
+        """Kill the kernel (the template then kills whatever it left and cleans up).
+
+        Nothing happens once it has ended. ``terminate`` is the same.
+        """
         if self.returncode is None:
             self.template.kill(self)
 
@@ -333,6 +375,9 @@ class WarmKernel:
 
 class Template:
     """A template process in the sandbox that forks kernels (:mod:`helpers.grading.warm_template`).
+
+    It imports the course's modules once; each kernel forked from it starts with them imported. It runs
+    one kernel at a time, and answers on a socket pair.
 
     Parameters
     ----------
@@ -430,7 +475,11 @@ class Template:
             raise TemplateError(f"the template's socket failed: {exc}") from exc
 
     def pump(self) -> None:
-        """Read what the template sent (a kernel's end); a failed template ends its kernel's tracking."""
+        """Read what the template sent (a kernel's end); a failed template ends its kernel's tracking.
+
+        Nothing is waited for. A template that failed is noted (:func:`note`) and closed, and its
+        kernel is reported as killed.
+        """
         try:
             while self._read(0.0) is not None:
                 pass
@@ -448,16 +497,22 @@ class Template:
 
     @property
     def alive(self) -> bool:
-        """Whether the template can still fork kernels.
+        """Tell whether the template can still fork kernels.
+
+        Its process runs and its socket is open.
 
         Returns
         -------
         bool
+            True while it can.
         """
         return self.process is not None and self.process.poll() is None and self._sock.fileno() >= 0
 
     def fork(self, kernel_cmd: list[str]) -> WarmKernel:
         """Fork a kernel that runs ``kernel_cmd`` (``python -m ipykernel_launcher -f <connection file>``).
+
+        One kernel at a time: a template whose last kernel still runs refuses. A template that does not
+        answer within :data:`ANSWER_TIMEOUT` is closed.
 
         Parameters
         ----------
@@ -467,6 +522,7 @@ class Template:
         Returns
         -------
         WarmKernel
+            The forked kernel.
 
         Raises
         ------
@@ -515,6 +571,8 @@ class Template:
     def close(self, kill: bool = False) -> None:
         """End the template and any kernel it runs: its socket is closed, so it exits (killed after 10 s).
 
+        Its sandbox, and so its kernel, ends with it.
+
         Parameters
         ----------
         kill : bool
@@ -535,7 +593,10 @@ class Template:
 
 
 def template_for(key, command, python: str, env: dict) -> Template | None:
-    """This process's template for the sandbox configuration ``key``, started if needed; None if it failed.
+    """Get this process's template for the sandbox configuration ``key``, started if needed; None if it failed.
+
+    A thread keeps one template: another configuration's is closed first. A configuration whose template
+    failed to start, ended or was tainted gets None from then on (plain kernels).
 
     Parameters
     ----------
@@ -551,6 +612,7 @@ def template_for(key, command, python: str, env: dict) -> Template | None:
     Returns
     -------
     Template or None
+        The running template, or None: start the kernel plainly.
     """
     if key in _REFUSED:
         return None
@@ -578,7 +640,10 @@ def template_for(key, command, python: str, env: dict) -> Template | None:
 
 
 def close_templates() -> None:
-    """End every template of this process (all threads')."""
+    """End every template of this process (all threads').
+
+    It is also called when the process exits, before :func:`spool_dir` is removed.
+    """
     for template in list(_ALL):
         template.close()
     _mine().clear()
@@ -593,6 +658,7 @@ def sandbox_cpu() -> float:
     Returns
     -------
     float
+        The CPU seconds, summed over this process's templates.
     """
     return sum(t.cpu or 0.0 for t in _ALL)
 
