@@ -231,27 +231,6 @@ class SaveFlags(NbGraderPreprocessor):
                              flag["cell"] or "(whole notebook)", flag["reason"])
         return nb, resources
 
-    def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
-        """Leave a cell as it is: :meth:`preprocess` does the work.
-
-        nbconvert's ``Preprocessor`` calls this for each cell; :meth:`preprocess` does not.
-
-        Parameters
-        ----------
-        cell : nbformat.NotebookNode
-            A cell.
-        resources : dict
-            The resources nbgrader passes.
-        cell_index : int
-            The cell's position.
-
-        Returns
-        -------
-        tuple
-            ``(cell, resources)``, unchanged.
-        """
-        return cell, resources
-
 
 def read_flags(db_url: str, assignments=None) -> list[dict]:
     """Read every flag stored in a gradebook by :class:`SaveFlags`.

@@ -193,27 +193,6 @@ class FinalLatePenalty(NbGraderPreprocessor):
         apply_late_penalties(info["db_url"], self.config, [info["assignment"]], info["student"])
         return nb, resources
 
-    def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
-        """Leave a cell as it is: :meth:`preprocess` does the work.
-
-        nbconvert's ``Preprocessor`` calls this for each cell; :meth:`preprocess` does not.
-
-        Parameters
-        ----------
-        cell : nbformat.NotebookNode
-            A cell.
-        resources : dict
-            The resources nbgrader passes.
-        cell_index : int
-            The cell's position.
-
-        Returns
-        -------
-        tuple
-            ``(cell, resources)``, unchanged.
-        """
-        return cell, resources
-
 
 class FinalScoreCsvExport(CsvExportPlugin):
     """Write nbgrader's CSV export after computing the late penalties again on the final scores.

@@ -216,23 +216,3 @@ class ShowStudentText(NbGraderPreprocessor):
             nb.cells[index] = new
         return nb, resources
 
-    def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
-        """Leave a cell as it is: :meth:`preprocess` does the work.
-
-        nbconvert's ``Preprocessor`` calls this for each cell; :meth:`preprocess` does not.
-
-        Parameters
-        ----------
-        cell : nbformat.NotebookNode
-            A cell.
-        resources : dict
-            The resources nbgrader passes.
-        cell_index : int
-            The cell's position.
-
-        Returns
-        -------
-        tuple
-            ``(cell, resources)``, unchanged.
-        """
-        return cell, resources

@@ -311,27 +311,6 @@ class TakeSubmission(NbGraderPreprocessor):
         info = (resources or {}).get("nbgrader", {})
         return _release_for(self.config, info.get("assignment", ""), info.get("notebook", ""))
 
-    def preprocess_cell(self, cell, resources, cell_index):  # pragma: no cover - preprocess does the work
-        """Leave a cell as it is: :meth:`preprocess` does the work.
-
-        nbconvert's ``Preprocessor`` calls this for each cell; :meth:`preprocess` does not.
-
-        Parameters
-        ----------
-        cell : nbformat.NotebookNode
-            A cell.
-        resources : dict
-            The resources nbgrader passes.
-        cell_index : int
-            The cell's position.
-
-        Returns
-        -------
-        tuple
-            ``(cell, resources)``, unchanged.
-        """
-        return cell, resources
-
 
 #: What the formgrader's Autograde button shows in its error log (:func:`refuse_in_formgrader`).
 FORMGRADER_AUTOGRADE = (
