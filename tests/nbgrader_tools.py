@@ -631,3 +631,52 @@ def run_nbval(executed: Path, tmp_path: Path, env: dict | None = None) -> tuple[
         elif case.find("skipped") is None:
             passed.add(name)
     return failed, passed
+
+
+async def start_sandbox_kernel(course: Path, **settings):
+    """A kernel started as the grader starts one (:class:`helpers.grading.sandbox.SandboxKernelManager`), for the
+    course folder ``course``, in ``course/autograded/s/a``, with ``Sandbox`` settings ``settings``; returns the
+    manager and a ready client."""
+    from traitlets.config import Config
+
+    from helpers.grading.sandbox import SandboxKernelManager
+
+    config = Config()
+    config.Sandbox.course_root = str(course)
+    for k, v in settings.items():
+        setattr(config.Sandbox, k, v)
+    workdir = course / "autograded" / "s" / "a"
+    workdir.mkdir(parents=True, exist_ok=True)
+    km = SandboxKernelManager(config=config)
+    await km.start_kernel(cwd=str(workdir))
+    kc = km.client()
+    kc.start_channels()
+    await kc.wait_for_ready(timeout=120)
+    return km, kc
+
+
+async def run_code(kc, code: str, timeout: float = 60) -> str:
+    """Run ``code`` in the kernel of ``kc`` as a cell; what it printed, with any error as ``Name: message``."""
+    msg_id = kc.execute(code)
+    out = []
+    while True:
+        msg = await kc.get_iopub_msg(timeout=timeout)
+        if msg["parent_header"].get("msg_id") != msg_id:
+            continue
+        if msg["msg_type"] == "stream":
+            out.append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            out.append(f"{msg['content']['ename']}: {msg['content']['evalue']}")
+        elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+            return "".join(out)
+
+
+async def stop_kernel(km, kc) -> None:
+    """Stop the client's channels and shut the kernel down."""
+    kc.stop_channels()
+    await km.shutdown_kernel()
+
+
+def kernel_kind(km) -> str:
+    """The kind of process the kernel runs in (``WarmKernel``, ``Popen``), or ``ended``."""
+    return type(km.provisioner.process).__name__ if km.provisioner.process is not None else "ended"

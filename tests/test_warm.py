@@ -24,11 +24,10 @@ import signal
 from pathlib import Path
 
 import pytest
-from traitlets.config import Config
 
 import nbgrader_tools as nbt
 from helpers.grading import warm
-from helpers.grading.sandbox import SandboxKernelManager, read_only_paths
+from helpers.grading.sandbox import read_only_paths
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -90,43 +89,7 @@ print("left")
 '''
 
 
-async def _start(course: Path, **settings):
-    config = Config()
-    config.Sandbox.course_root = str(course)
-    for k, v in settings.items():
-        setattr(config.Sandbox, k, v)
-    workdir = course / "autograded" / "s" / "a"
-    workdir.mkdir(parents=True, exist_ok=True)
-    km = SandboxKernelManager(config=config)
-    await km.start_kernel(cwd=str(workdir))
-    kc = km.client()
-    kc.start_channels()
-    await kc.wait_for_ready(timeout=120)
-    return km, kc
-
-
-async def _run(kc, code: str, timeout: float = 60) -> str:
-    msg_id = kc.execute(code)
-    out = []
-    while True:
-        msg = await kc.get_iopub_msg(timeout=timeout)
-        if msg["parent_header"].get("msg_id") != msg_id:
-            continue
-        if msg["msg_type"] == "stream":
-            out.append(msg["content"]["text"])
-        elif msg["msg_type"] == "error":
-            out.append(f"{msg['content']['ename']}: {msg['content']['evalue']}")
-        elif msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
-            return "".join(out)
-
-
-async def _stop(km, kc):
-    kc.stop_channels()
-    await km.shutdown_kernel()
-
-
-def _kind(km) -> str:
-    return type(km.provisioner.process).__name__ if km.provisioner.process is not None else "ended"
+_start, _run, _stop, _kind = nbt.start_sandbox_kernel, nbt.run_code, nbt.stop_kernel, nbt.kernel_kind
 
 
 @pytest.fixture
