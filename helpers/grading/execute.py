@@ -215,7 +215,7 @@ def _context(kind: type) -> zmq.asyncio.Context:
     return _CONTEXTS[key]
 
 
-class BoundedKernelClient(AsyncKernelClient):
+class BoundedKernelClient(AsyncKernelClient):  # numpydoc ignore=PR01,PR02
     """The grader's client of a kernel: only the shell and iopub channels, each bounded at its socket.
 
     The stdin, control and heartbeat channels are never connected: nothing of the grader reads them, so a

@@ -149,7 +149,7 @@ def _comment_line(flag: dict) -> str:
     return f"{PREFIX}{flag['reason']} [cell: {flag['cell'] or '(whole notebook)'}]"
 
 
-class SaveFlags(NbGraderPreprocessor):
+class SaveFlags(NbGraderPreprocessor):  # numpydoc ignore=PR01,PR02
     """Write the notebook's flags to the gradebook: an nbgrader preprocessor placed after ``SaveAutoGrades``.
 
     For a flag on a cell, the graded cells concerned are that cell (if graded) and every graded

@@ -16,7 +16,7 @@ from traitlets import Float
 __all__ = ["ShortTracebacks", "LatePenaltyPerDay", "FinalLatePenalty", "FinalScoreCsvExport", "apply_late_penalties"]
 
 
-class ShortTracebacks(NbGraderPreprocessor):
+class ShortTracebacks(NbGraderPreprocessor):  # numpydoc ignore=PR01,PR02
     """Feedback preprocessor: the error of a graded (test) cell shows only ``Error: message``.
 
     IPython's traceback prints the lines around the failing one, which in a test cell are the
@@ -55,7 +55,7 @@ class ShortTracebacks(NbGraderPreprocessor):
         return cell, resources
 
 
-class LatePenaltyPerDay(LateSubmissionPlugin):
+class LatePenaltyPerDay(LateSubmissionPlugin):  # numpydoc ignore=PR01,PR02
     """Late policy: a fraction of the notebook's score is lost per started day late.
 
     ``penalty = score * min(1, fraction_per_day * ceil(seconds_late / 86400))``; with the default
@@ -160,7 +160,7 @@ def _apply_late_penalties(gb, config, assignments=None, student: str | None = No
     return changed
 
 
-class FinalLatePenalty(NbGraderPreprocessor):
+class FinalLatePenalty(NbGraderPreprocessor):  # numpydoc ignore=PR01,PR02
     """Compute the notebook's late penalty again on its final score: a feedback preprocessor.
 
     It runs before nbgrader's ``GetGrades`` (:func:`apply_late_penalties`), so that plain
@@ -194,7 +194,7 @@ class FinalLatePenalty(NbGraderPreprocessor):
         return nb, resources
 
 
-class FinalScoreCsvExport(CsvExportPlugin):
+class FinalScoreCsvExport(CsvExportPlugin):  # numpydoc ignore=PR01,PR02
     """Write nbgrader's CSV export after computing the late penalties again on the final scores.
 
     Set as ``c.ExportApp.plugin_class``; the penalties are computed as :func:`apply_late_penalties`

@@ -164,7 +164,7 @@ def _release_texts(config, resources) -> set[str] | None:
     return {c.source for c in release.cells if c.cell_type in ("markdown", "raw")}
 
 
-class ShowStudentText(NbGraderPreprocessor):
+class ShowStudentText(NbGraderPreprocessor):  # numpydoc ignore=PR01,PR02
     """Show the student's text as text: an nbgrader preprocessor, last in ``Autograde.sanitize_preprocessors``.
 
     Each markdown or raw cell whose source is not exactly that of a markdown or raw cell of the

@@ -187,7 +187,7 @@ def missing_bwrap_message() -> str:
     return f"bubblewrap (`bwrap`) is not installed, so submissions cannot be graded in a sandbox. {_INSTALL}"
 
 
-class Sandbox(Configurable):
+class Sandbox(Configurable):  # numpydoc ignore=PR01,PR02
     """Settings of the grading sandbox (``c.Sandbox.*`` in ``nbgrader_config.py`` or on the command line).
 
     Each setting is a traitlets option with its help; :class:`SandboxKernelManager` reads them for

@@ -684,7 +684,7 @@ def _references_for(config, assignment: str) -> dict:
     return {}
 
 
-class ScanAnswers(NbGraderPreprocessor):
+class ScanAnswers(NbGraderPreprocessor):  # numpydoc ignore=PR01,PR02
     """Scan the student's code before execution and flag what it finds: an nbgrader preprocessor.
 
     Placed at the end of ``Autograde.sanitize_preprocessors`` (after ``OverwriteCells`` restored

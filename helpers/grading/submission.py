@@ -214,7 +214,7 @@ def before_autograde(assignment=None, student=None, notebooks=(), **_) -> None:
                 _DROPPED.setdefault(os.path.realpath(folder), []).extend(dropped)
 
 
-class TakeSubmission(NbGraderPreprocessor):
+class TakeSubmission(NbGraderPreprocessor):  # numpydoc ignore=PR01,PR02
     """Take only the notebook of a submission: an nbgrader preprocessor, first of ``Autograde.sanitize_preprocessors``.
 
     * The notebook-level metadata the submission brings is discarded, except
@@ -410,7 +410,7 @@ def restore_nbgrader_metadata(nb, release) -> list[tuple[str | None, str]]:
     return notes
 
 
-class SafeCollect(ExchangeCollect):
+class SafeCollect(ExchangeCollect):  # numpydoc ignore=PR01,PR02
     """``nbgrader collect`` that copies only a submission's notebooks and ``timestamp.txt``.
 
     nbgrader's ``ExchangeCollect.do_copy`` copies the whole inbound folder with
@@ -490,7 +490,7 @@ def _copy_regular(src: str, dest: str) -> str | None:
     return None
 
 
-class CheckCellMetadataOnce(CheckCellMetadata):
+class CheckCellMetadataOnce(CheckCellMetadata):  # numpydoc ignore=PR01,PR02
     """Check the cells' nbgrader metadata as nbgrader's ``CheckCellMetadata`` does, its schema's validator built once.
 
     The same checks and the same errors.

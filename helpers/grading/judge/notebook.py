@@ -52,7 +52,7 @@ SPURIOUS = ("Python itself raised an internal error while this cell was checked 
             "and is flagged for a person to grade again.")
 
 
-class Judge(Configurable):
+class Judge(Configurable):  # numpydoc ignore=PR01,PR02
     """Settings of the judge (``c.Judge.*`` in ``nbgrader_config.py`` or on the command line).
 
     Where the hidden tests are, the grader's secret, and the time limit of one call of a student's function.
