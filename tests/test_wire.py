@@ -506,3 +506,16 @@ def test_the_memory_guard_counts_growth_not_what_the_process_already_held(monkey
     resident[0] += 2  # past it
     assert killed.wait(10) and guard.tripped
     guard.stopping.set()
+
+
+def test_a_destroyed_shared_context_is_replaced_for_the_next_kernel():
+    """The contexts the grader's kernels share in a process (one per kind): one destroyed by a kernel manager's
+    clean-up is not handed to the next kernel."""
+    from helpers.grading import execute
+
+    for kind in (execute._ControlContext, execute._BoundedContext):
+        first = execute._context(kind)
+        assert execute._context(kind) is first
+        first.destroy(linger=0)
+        second = execute._context(kind)
+        assert second is not first and not second.closed and execute._context(kind) is second

@@ -210,7 +210,10 @@ class _MemoryGuard(threading.Thread):
 def _context(kind: type) -> zmq.asyncio.Context:
     """This process's context of ``kind`` (one per process: a context made before a fork is not used after it)."""
     key = (kind, os.getpid())
-    if key not in _CONTEXTS:
+    # a kernel manager that made its own context before ours was set destroys the context it holds at its
+    # shutdown (jupyter_client's cleanup): the next kernel of the process then gets a new one, not a dead one
+    # (a dead context left every later kernel of a process unanswered: "Kernel didn't respond")
+    if key not in _CONTEXTS or _CONTEXTS[key].closed:
         _CONTEXTS[key] = kind()
     return _CONTEXTS[key]
 
