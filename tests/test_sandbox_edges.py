@@ -116,6 +116,13 @@ def course(tmp_path, monkeypatch):
     warm._REFUSED.clear()
 
 
+def _last_json(text: str):
+    """The last line of a kernel's output that is a JSON object (stderr lines may come between, in any order)."""
+    lines = [ln for ln in text.splitlines() if ln.startswith("{")]
+    assert lines, f"the kernel printed no JSON object:\n{text[-2000:]}"
+    return json.loads(lines[-1])
+
+
 def _start(course: Path, **settings):
     return nbt.start_sandbox_kernel(course, **{"disk_mb": DISK_MB, **settings})
 
@@ -163,9 +170,9 @@ def probed(request, tmp_path_factory):
             code = FILL.replace("PLACES", repr(tries)).replace("'HOME'", "_o.environ['HOME']")
             watched = [out["connection"], warm.spool_dir(), str(course)]
             before = host_bytes(*watched)
-            out["fill"] = json.loads((await _run(kc, code)).strip().splitlines()[-1])
+            out["fill"] = _last_json(await _run(kc, code))
             out["grown"] = host_bytes(*watched) - before
-            out["mqueue"] = json.loads((await _run(kc, MQUEUE)).strip().splitlines()[-1])
+            out["mqueue"] = _last_json(await _run(kc, MQUEUE))
             out["stderr_written"] = (await _run(kc, STDERR_FLOOD)).strip()
             return out
         finally:
