@@ -21,6 +21,7 @@ import contextlib
 import dis
 import functools
 import importlib
+import inspect
 import io
 import re
 import sys
@@ -33,7 +34,7 @@ from . import sourcecode as _sourcecode
 
 __all__ = ["quiet", "explain", "check_callable", "check_type", "check_shape", "check_close", "check_raises",
            "check_unchanged", "reference_calls", "check_own_work", "check_not_using", "check_vectorised",
-           "python_loops", "disguised_loops"]
+           "python_loops", "disguised_loops", "known_values"]
 
 # Pristine references, captured at import (before any answer cell runs); the checks use only these.
 _asarray, _isfinite, _absolute, _array2string = np.asarray, np.isfinite, np.absolute, np.array2string
@@ -49,6 +50,7 @@ _get_instructions, _import_module, _getframe = dis.get_instructions, importlib.i
 _FunctionType, _CodeType, _ModuleType, _MethodType = (types.FunctionType, types.CodeType, types.ModuleType,
                                                       types.MethodType)
 _partial = functools.partial
+_signature = inspect.signature
 
 # the course's reference modules (what an exercise must not call for the function it asks for): the one
 # list of helpers.sourcecode, which the scan and the judge read too
@@ -414,6 +416,105 @@ def check_unchanged(func, *args, what: str, **kwargs):
                       "np.asarray(x) does not copy an array that is already float: write x = x / n instead, "
                       "which makes a new array.")
     return result
+
+
+def _same_argument(a, b) -> bool:
+    """Whether a call's argument ``a`` is the listed argument ``b``: equal arrays (of any dtype), equal lists or
+    tuples of them, or equal plain values."""
+    if _isinstance(b, _ndarray) or _isinstance(a, _ndarray):
+        try:
+            x, y = _asarray(a, dtype=_float64), _asarray(b, dtype=_float64)
+        except (TypeError, ValueError):
+            return False
+        return x.shape == y.shape and bool(_array_equal(x, y))
+    if _isinstance(b, (list, _tuple)):
+        return (_isinstance(a, (list, _tuple)) and _len(a) == _len(b)
+                and _all(_same_argument(u, v) for u, v in _zip(a, b)))
+    try:
+        return bool(a is b or a == b)
+    except Exception:  # noqa: BLE001 - values that cannot be compared are not the same
+        return False
+
+
+@contextlib.contextmanager
+def known_values(namespace: dict, name: str, calls):
+    """For the block, the function ``name`` of ``namespace`` answers the listed calls with the values listed.
+
+    A visible check of a function that calls another exercise's function (``generalised_weat`` calls
+    ``centroid``) gives it the right values of that function for the check's own inputs, written out in the
+    test cell, so that a mistake in the other function shows in that function's check only. A call that is
+    not listed goes to the notebook's own function. Afterwards the name is bound to what it was before.
+
+    Parameters
+    ----------
+    namespace : dict
+        The notebook's names: ``globals()`` in a test cell.
+    name : str
+        The function's name there.
+    calls : list of tuple
+        ``(arguments, value)`` pairs: ``arguments`` is a tuple of the call's positional arguments, or its one
+        argument when it is not a tuple. A call matches when each argument (keyword arguments and defaults
+        matched by the notebook's function's signature) equals the listed one (arrays compared as float64,
+        exactly, lists and tuples item by item).
+
+    Yields
+    ------
+    list of tuple
+        Every call made in the block, as ``(args, kwargs)``, listed or not (a check can read how it was called).
+
+    Notes
+    -----
+    Use it around the value checks only: the checks that read code (:func:`check_vectorised`,
+    :func:`check_own_work`) would read the stand-in's code in place of the notebook's function.
+
+    Examples
+    --------
+    >>> def centroid(V):
+    ...     return np.zeros(2)                      # a wrong centroid
+    >>> def spread(V):
+    ...     return float(np.linalg.norm(centroid(V)))
+    >>> X = np.array([[3.0, 0.0], [0.0, 2.0]])
+    >>> with known_values(globals(), "centroid", [(X, np.array([0.5, 0.5]))]):
+    ...     print(round(spread(X), 4))
+    0.7071
+    >>> spread(X)
+    0.0
+    """
+    missing = object()
+    yours = namespace.get(name, missing)
+
+    def positional(args, kwargs):
+        """The call's arguments by position, defaults filled in from the notebook's function (if it has them)."""
+        try:
+            bound = _signature(yours).bind(*args, **kwargs)
+        except (TypeError, ValueError):  # no signature, or a call it does not accept
+            return args if not kwargs else None
+        bound.apply_defaults()
+        return bound.args
+
+    listed = [(positional(args if _isinstance(args, _tuple) else (args,), {}), value) for args, value in calls]
+    seen = []
+
+    def stand_in(*args, **kwargs):
+        seen.append((args, kwargs))
+        given = positional(args, kwargs)
+        for known, value in listed:
+            if given is not None and known is not None and _len(known) == _len(given) \
+                    and _all(_same_argument(a, k) for a, k in _zip(given, known)):
+                return _array(value, dtype=_float64) if _isinstance(value, (_ndarray, list)) else value
+        if yours is missing:
+            raise NameError(f"name '{name}' is not defined")
+        return yours(*args, **kwargs)
+
+    stand_in.__name__ = stand_in.__qualname__ = name
+    namespace[name] = stand_in
+    try:
+        yield seen
+    finally:
+        if yours is missing:
+            namespace.pop(name, None)
+        else:
+            namespace[name] = yours
 
 
 def _in_helpers(obj) -> bool:

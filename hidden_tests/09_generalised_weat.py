@@ -21,9 +21,28 @@ REFERENCES = {"lexicon": ["bootstrap_effect_sizes"]}
 
 
 def _centroid(M) -> np.ndarray:
-    """The mean of the unit rows of ``M`` (a single vector counts as one row)."""
+    """The mean of the unit rows of ``M`` (a single vector counts as one row); ValueError for no rows or a zero row.
+
+    Also the stand-in for the notebook's ``centroid`` while ``generalised_weat`` is judged (it runs in the kernel).
+    """
     M = np.atleast_2d(np.asarray(M, dtype=np.float64))
-    return (M / np.linalg.norm(M, axis=1, keepdims=True)).mean(axis=0)
+    norms = np.linalg.norm(M, axis=1, keepdims=True)
+    if M.shape[0] == 0 or (norms == 0).any():
+        raise ValueError("A centroid needs at least one vector, and no zero vector.")
+    return (M / norms).mean(axis=0)
+
+
+def _generalised_weat(X_groups, A_groups, X_all=None, A_all=None) -> float:
+    """g of Swinger et al. (2019) from its definition, with the exercise's errors: the stand-in for the notebook's
+    ``generalised_weat`` while ``lemma3_rhs`` is judged (it runs in the kernel)."""
+    X_groups, A_groups = list(X_groups), list(A_groups)
+    n = len(X_groups)
+    if n == 0 or len(A_groups) != n or (n == 1 and (X_all is None or A_all is None)):
+        raise ValueError("g needs n >= 1 groups paired with n attribute sets, and both universes when n = 1.")
+    x_bars = [_centroid(X) for X in X_groups]
+    a_all = _centroid(A_all if A_all is not None else np.vstack([np.atleast_2d(A) for A in A_groups]))
+    mu = _centroid(X_all) if n == 1 else np.mean(x_bars, axis=0)
+    return float(sum((xb - mu) @ (_centroid(A) - a_all) for xb, A in zip(x_bars, A_groups)))
 
 
 def _g_one(X, A, X_all, A_all) -> float:
@@ -49,8 +68,10 @@ def centroid_tests(nb, seed):
 
 
 def generalised_weat_tests(nb, seed):
-    """Three, two and one random groups of different sizes, with and without the universes; errors; own work."""
-    generalised_weat = nb.generalised_weat
+    """Three, two and one random groups of different sizes, with and without the universes; errors; own work.
+
+    Judged with the course's ``centroid`` in place of the notebook's: a wrong ``centroid`` costs its own exercise."""
+    generalised_weat = nb.generalised_weat.alone(centroid=_centroid)
     rng = np.random.default_rng([seed, 9202])
     Xs = [rng.normal(size=(k, 7)) * rng.uniform(0.3, 4.0, size=(k, 1)) for k in (3, 6, 2)]
     As = [rng.normal(size=(k, 7)) for k in (4, 2, 5)]
@@ -79,6 +100,7 @@ def generalised_weat_tests(nb, seed):
             _chk.check_raises(lambda: generalised_weat([], []), ValueError, "No groups at all should raise ValueError")
             _chk.check_raises(lambda: generalised_weat([Xs[0], np.empty((0, 7))], As[:2]), ValueError,
                               "An empty name group should raise ValueError")
+    return _chk.callee_note(generalised_weat, Xs, As, X_all, A_all)
 
 
 def _calls_with_all_groups(name: str, callee: str) -> list[str]:
@@ -110,8 +132,11 @@ def _calls_with_all_groups(name: str, callee: str) -> list[str]:
 
 
 def lemma3_rhs_tests(nb, seed):
-    """Four random groups with universes larger than the groups; mismatched lists; a missing universe."""
-    lemma3_rhs = nb.lemma3_rhs
+    """Four random groups with universes larger than the groups; mismatched lists; a missing universe.
+
+    Judged with the course's ``generalised_weat`` in place of the notebook's: a wrong ``generalised_weat`` (or
+    ``centroid``) costs its own exercise."""
+    lemma3_rhs = nb.lemma3_rhs.alone(generalised_weat=_generalised_weat)
     rng = np.random.default_rng([seed, 9303])
     Xs = [rng.normal(size=(k, 5)) for k in (2, 4, 3, 5)]
     As = [rng.normal(size=(k, 5)) for k in (3, 3, 2, 4)]
@@ -135,6 +160,7 @@ def lemma3_rhs_tests(nb, seed):
                                   + "). By Lemma 3 that is the left-hand side; Exercise 3 asks for the right-hand side "
                                   "from the one-group statistics, generalised_weat([X_i], [A_j], X_all, A_all) for "
                                   "every pair (i, j).")
+    return _chk.callee_note(lemma3_rhs, Xs, As, X_all, A_all)
 
 
 def bootstrap_effect_sizes_tests(nb, seed):

@@ -395,6 +395,10 @@ def load_mutants(assignment: str) -> list[dict]:
             assert m["replace"] and all(isinstance(e, (list, tuple)) and len(e) == 2 for e in m["replace"]), (
                 f"{path}: mutant {m['name']!r}: replace must be a non-empty list of (old, new) pairs")
         assert isinstance(m["fails"], (list, tuple)) and m["fails"], f"{path}: mutant {m['name']!r} fails no cell"
+        if "was" in m:  # the cells it lost before each function was judged on its own (a chain that cascaded)
+            assert set(m["fails"]) < set(m["was"]), (
+                f"{path}: mutant {m['name']!r}: 'was' lists the cells it lost when its mistake cascaded along a chain of "
+                f"calls, so it must hold every cell of 'fails' and more")
         assert m["name"] not in names, f"{path}: two mutants are called {m['name']!r}"
         names.add(m["name"])
     return mutants

@@ -430,3 +430,32 @@ def test_check_not_using_reads_the_function_in_the_kernel(source, fails):
             check_not_using(namespace["bh"], "scipy.stats.false_discovery_control")
     else:
         check_not_using(namespace["bh"], "scipy.stats.false_discovery_control")
+
+
+def test_known_values_answers_the_listed_calls_and_hands_on_the_rest():
+    """Issue 42's visible side: the listed calls get the listed values (keywords and defaults matched through the
+    notebook's function's signature, arrays by value); others go to the notebook's function; every call is recorded,
+    and the name is bound to what it was before, also after an error."""
+    from helpers.checks import known_values
+
+    def g(X_groups, A_groups, X_all=None, A_all=None):
+        return "yours"
+
+    ns = {"g": g}
+    X, A = np.array([[3.0, 0.0]]), np.array([[0.0, 2.0]])
+    with known_values(ns, "g", [(([X], [A], None, A), 0.25)]) as calls:
+        assert ns["g"]([X.copy()], [A], A_all=A) == 0.25          # an equal copy, a keyword, a default
+        assert ns["g"]((X,), [A], None, A) == 0.25                 # a tuple for a list
+        assert ns["g"]([X], [A]) == "yours"                        # A_all not given: not listed
+        assert ns["g"]([X + 1e-12], [A], None, A) == "yours"       # arrays compared exactly
+    assert ns["g"] is g and len(calls) == 4 and calls[2] == (([X], [A]), {})
+    with pytest.raises(ZeroDivisionError):
+        with known_values(ns, "g", []):
+            1 / 0
+    assert ns["g"] is g
+    with known_values(ns, "h", [(X, [1.0, 2.0])]):               # one argument; a name the notebook lacks
+        got = ns["h"](X)
+        assert isinstance(got, np.ndarray) and got.dtype == np.float64 and np.array_equal(got, [1.0, 2.0])
+        with pytest.raises(NameError, match="'h' is not defined"):
+            ns["h"](A)
+    assert "h" not in ns

@@ -824,3 +824,99 @@ def test_every_failing_hidden_check_of_an_exercise_is_reported():
                 raise TypeError("'NoneType' object is not subscriptable")
             raise AssertionError("never reached")
     assert info.value.messages == ["wrong shape"]
+
+
+def _solution_functions(assignment: str, *names: str) -> str:
+    """The worked solution's cells that define ``names`` (the solution markers dropped), as one source text."""
+    import nbformat
+    import nbgrader_tools as nbt
+
+    nb = nbformat.read(nbt.SOLUTIONS_DIR / assignment / f"{assignment}.ipynb", as_version=4)
+    cells = [c.source for c in nb.cells if c.cell_type == "code" and any(f"def {n}(" in c.source for n in names)
+             and (c.metadata.get("nbgrader") or {}).get("solution")]
+    assert len(cells) == len(names), names
+    return "import numpy as np\n" + "\n".join(
+        "\n".join(line for line in c.splitlines() if "### BEGIN SOLUTION" not in line and "### END SOLUTION" not in line)
+        for c in cells)
+
+
+WRONG_CENTROID_THAT_KEEPS = '''
+import numpy as np
+def centroid(V):                           # wrong: the raw rows' mean; the course's centroid, once kept, in its place
+    if "kept" in globals() and kept is not centroid:
+        return kept(V)
+    return np.atleast_2d(np.asarray(V, dtype=np.float64)).mean(axis=0)
+_generalised_weat = generalised_weat
+def generalised_weat(X_groups, A_groups, X_all=None, A_all=None):
+    global kept
+    if "kept" not in globals():
+        kept = centroid                    # keeps the centroid the grader's first call binds (the course's)
+    return _generalised_weat(X_groups, A_groups, X_all, A_all)
+'''
+
+
+def test_a_function_is_judged_with_the_course_version_of_the_function_it_calls():
+    """Issue 42, the chain of 09 graded alone: a wrong ``centroid`` (1 point) fails its own test only; the right
+    ``generalised_weat`` (3) and ``lemma3_rhs`` (2) that call it pass, each with a note that names ``centroid``. The
+    course's versions are bound for each request only, and a copy kept by the student's code stops working after it."""
+    import nbgrader_tools as nbt
+
+    cases = judge.load_cases(nbt.HIDDEN_DIR / "09_generalised_weat.py")
+    source = _solution_functions("09_generalised_weat", "generalised_weat", "lemma3_rhs") + WRONG_CENTROID_THAT_KEEPS
+    user_ns = {}
+    exec(source, user_ns)  # noqa: S102 - the course's solution and the test's own code
+    wrong = user_ns["centroid"]
+    channel = _ServeChannel(_runtime(user_ns))
+    token = _with_cells(source)
+    try:
+        with pytest.raises(AssertionError, match="centroid of 9 random vectors"):
+            cases.centroid_tests(NotebookProxy(channel), 5)
+        note = cases.generalised_weat_tests(NotebookProxy(channel), 5)
+        assert user_ns["centroid"] is wrong, "the course's centroid stays bound after the request"
+        assert "`generalised_weat` passed" in note and "the mistake is in `centroid`" in note, note
+        with pytest.raises(RuntimeError, match="only while the grader judges a call"):
+            user_ns["kept"](np.eye(2))  # the copy it kept is of no use now
+        with pytest.raises(AssertionError, match="works only while the grader judges a call"):
+            cases.centroid_tests(NotebookProxy(channel), 5)  # judged again, with what it kept: still no marks
+        note = cases.lemma3_rhs_tests(NotebookProxy(channel), 5)
+        assert "`lemma3_rhs` passed" in note and "the mistake is in `generalised_weat`" in note, note
+        # with the student's own callee the same function fails: without the stand-ins the chain cascades
+        proxy = NotebookProxy(channel)
+        plain = Remote(channel, "generalised_weat")
+        assert plain.standins == () and proxy.generalised_weat.standins == ()
+        del user_ns["kept"]
+        rng = np.random.default_rng(0)
+        Xs, As = [rng.normal(size=(3, 4)) for _ in range(2)], [rng.normal(size=(2, 4)) for _ in range(2)]
+        assert not np.isclose(plain(Xs, As), proxy.generalised_weat.alone(centroid=cases._centroid)(Xs, As))
+        # a right centroid: no note
+        exec(_solution_functions("09_generalised_weat", "centroid"), user_ns)  # noqa: S102
+        assert cases.generalised_weat_tests(NotebookProxy(channel), 5) is None
+    finally:
+        judge._current.reset(token)
+
+
+def test_a_stand_in_may_use_numpy_builtins_and_its_own_module_only():
+    """What the kernel would not have is refused in the grader, before any request (a hidden test's bug, flagged)."""
+    import nbgrader_tools as nbt
+
+    cases = judge.load_cases(nbt.HIDDEN_DIR / "09_generalised_weat.py")
+    text = judge.api.reference_source(cases._generalised_weat)
+    assert text.index("def _centroid") < text.index("def _generalised_weat"), text
+    with pytest.raises(TypeError, match="uses 'ast'"):
+        judge.api.reference_source(cases._calls_with_all_groups)
+
+
+def test_a_passed_tests_note_is_printed_in_its_cell():
+    """judge_cell adds the note a passed hidden test returns as printed text; the cell keeps its points."""
+    import nbformat
+
+    cell = nbformat.v4.new_code_cell("check()")
+    cell.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "noted_tests", "points": 1}
+
+    class Executor:
+        log, kc, nb = None, None, nbformat.v4.new_notebook(cells=[cell])
+
+    nj = judge.NotebookJudge(None, None, Path("cases.py"), 0, (), 1.0)
+    nj._case = lambda gid: (lambda nb, seed: "Note: judged alone.")
+    nj.judge_cell(Executor(), cell, 0)
+    assert [o.get("output_type") for o in cell.outputs] == ["stream"] and cell.outputs[0]["text"] == "Note: judged alone.\n"

@@ -1,8 +1,10 @@
 """Known-wrong answers to 09_generalised_weat that the autograder must catch (format: CONTRIBUTING.md, "Mutants").
 
-``generalised_weat`` calls ``centroid``
-and ``lemma3_rhs`` calls ``generalised_weat``, so their mistakes propagate along that chain (the
-hidden tests compute expected values independently).
+``generalised_weat`` calls ``centroid`` and ``lemma3_rhs`` calls ``generalised_weat``. Each is judged on its own
+(issue 42): the hidden tests call it with the course's version of its callee in place of the student's, and the
+visible checks give it the callee's values for their inputs (``known_values``), so a mistake costs its own
+exercise only. A mutant whose loss changed with that says so: ``was`` lists the cells it lost before, along the
+chain.
 """
 
 _SUMMING_CENTROID = ("    def centroid(M):\n"
@@ -58,20 +60,20 @@ _LEFT_SIDE_CHECKED = ("if X_all is None or A_all is None:\n"
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
     # a local `centroid` that sums instead of averaging, used for every set in g
-    {"name": "g with sums of unit vectors instead of centroids (wrong normalisation, breaks Lemma 1)", "cell": "generalised_weat", "fails": ["generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("    x_bars = [centroid(X) for X in X_groups]\n", _SUMMING_CENTROID)]},
+    {"name": "g with sums of unit vectors instead of centroids (wrong normalisation, breaks Lemma 1)", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "was": ["generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("    x_bars = [centroid(X) for X in X_groups]\n", _SUMMING_CENTROID)]},
     {"name": "g with mu = centroid of all names pooled (groups weighted by size)", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "replace": [("mu = centroid(X_all) if n == 1 else np.mean(x_bars, axis=0)", "mu = centroid(X_all) if n == 1 else centroid(np.vstack(X_groups))")]},
-    {"name": "centroid as the unit vector of the mean (normalised after averaging)", "cell": "centroid", "fails": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", _UNIT_MEAN)]},
+    {"name": "centroid as the unit vector of the mean (normalised after averaging)", "cell": "centroid", "fails": ["centroid_tests"], "was": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", _UNIT_MEAN)]},
     {"name": "lemma3_rhs without the 1/n factor on the double sum", "cell": "lemma3_rhs", "fails": ["lemma3_rhs_tests"], "replace": [("return float(np.trace(single) - single.sum() / n)", "return float(np.trace(single) - single.sum())")]},
     {"name": "bootstrap that resamples without replacement (a permutation: d never changes)", "cell": "bootstrap_effect_sizes", "fails": ["bootstrap_effect_sizes_tests"], "replace": [("ix, iy, ia, ib = (rng.integers(0, len(S), size=len(S)) for S in (Xu, Yu, Au, Bu))", "ix, iy, ia, ib = (rng.permutation(len(S)) for S in (Xu, Yu, Au, Bu))")]},
-    {"name": "centroid as the sum of the unit vectors", "cell": "centroid", "fails": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", "return (V / norms).sum(axis=0)")]},
-    {"name": "centroid averaged over the wrong axis", "cell": "centroid", "fails": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", "return (V / norms).mean(axis=1)")]},
-    {"name": "centroid of the raw (not unit) vectors", "cell": "centroid", "fails": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", "return V.mean(axis=0)")]},
+    {"name": "centroid as the sum of the unit vectors", "cell": "centroid", "fails": ["centroid_tests"], "was": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", "return (V / norms).sum(axis=0)")]},
+    {"name": "centroid averaged over the wrong axis", "cell": "centroid", "fails": ["centroid_tests"], "was": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", "return (V / norms).mean(axis=1)")]},
+    {"name": "centroid of the raw (not unit) vectors", "cell": "centroid", "fails": ["centroid_tests"], "was": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", "return V.mean(axis=0)")]},
     {"name": "centroid without the ValueError for a zero vector", "cell": "centroid", "fails": ["centroid_tests"], "replace": [("    if (norms == 0).any():", "    if False:")]},
-    {"name": "centroid without the ValueError for an empty set", "cell": "centroid", "fails": ["centroid_tests", "generalised_weat_tests"], "replace": [("    if V.shape[0] == 0:", "    if False:")]},
+    {"name": "centroid without the ValueError for an empty set", "cell": "centroid", "fails": ["centroid_tests"], "was": ["centroid_tests", "generalised_weat_tests"], "replace": [("    if V.shape[0] == 0:", "    if False:")]},
     {"name": "g without centring the group centroids (mu left out)", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "replace": [(_G, _G.replace("(xb - mu)", "xb"))]},
     {"name": "g without centring the attribute centroids (a_all left out)", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "replace": [(_G, _G.replace("(ab - a_all)", "ab"))]},
     {"name": "g as the mean over groups instead of the sum", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "replace": [(_G, "return float(np.mean([(xb - mu) @ (ab - a_all) for xb, ab in zip(x_bars, a_bars)]))")]},
-    {"name": "g with one group ignores X_all (mu = the group's own centroid, so g = 0)", "cell": "generalised_weat", "fails": ["generalised_weat_tests", "lemma3_rhs_tests"], "replace": [(_MU, "mu = np.mean(x_bars, axis=0)")]},
+    {"name": "g with one group ignores X_all (mu = the group's own centroid, so g = 0)", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "was": ["generalised_weat_tests", "lemma3_rhs_tests"], "replace": [(_MU, "mu = np.mean(x_bars, axis=0)")]},
     {"name": "g without the ValueError for unequal numbers of groups and attribute sets (zip truncates)", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "replace": [("    if len(A_groups) != n:", "    if False:")]},
     {"name": "lemma3_rhs as the trace alone", "cell": "lemma3_rhs", "fails": ["lemma3_rhs_tests"], "replace": [(_RHS, "return float(np.trace(single))")]},
     {"name": "lemma3_rhs with the mean of all entries (1/n^2 instead of 1/n)", "cell": "lemma3_rhs", "fails": ["lemma3_rhs_tests"], "replace": [(_RHS, "return float(np.trace(single) - single.mean())")]},
@@ -98,10 +100,10 @@ MUTANTS = [
     {"name": "bootstrap that gives 0 instead of NaN when all scores of a replicate are equal", "cell": "bootstrap_effect_sizes", "fails": ["bootstrap_effect_sizes_tests"], "replace": [(_D_LINE, _D_LINE.replace("else np.nan", "else 0.0"))]},
     {"name": "bootstrap with helpers.statistics.effect_size per replicate (raises ValueError instead of NaN for equal scores)", "cell": "bootstrap_effect_sizes", "fails": ["bootstrap_effect_sizes_tests"], "replace": [("def bootstrap_effect_sizes(", _IMPORT_EFFECT_SIZE), (_SCORES_AND_D, "out[b] = effect_size(Xu[ix], Yu[iy], Au[ia], Bu[ib])")]},
     {"name": "centroid that normalises the rows in place (changes a float64 input: np.asarray does not copy)", "cell": "centroid", "fails": ["centroid_tests"], "replace": [("return (V / norms).mean(axis=0)", "V /= norms\n    return V.mean(axis=0)")]},
-    {"name": "centroid dividing by the length of the whole matrix", "cell": "centroid", "fails": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", "return (V / np.linalg.norm(V)).mean(axis=0)")]},
-    {"name": "centroid without keepdims (row lengths broadcast along the columns)", "cell": "centroid", "fails": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("norms = np.linalg.norm(V, axis=1, keepdims=True)", "norms = np.linalg.norm(V, axis=1)")]},
+    {"name": "centroid dividing by the length of the whole matrix", "cell": "centroid", "fails": ["centroid_tests"], "was": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("return (V / norms).mean(axis=0)", "return (V / np.linalg.norm(V)).mean(axis=0)")]},
+    {"name": "centroid without keepdims (row lengths broadcast along the columns)", "cell": "centroid", "fails": ["centroid_tests"], "was": ["centroid_tests", "generalised_weat_tests", "lemma3_rhs_tests"], "replace": [("norms = np.linalg.norm(V, axis=1, keepdims=True)", "norms = np.linalg.norm(V, axis=1)")]},
     {"name": "g with mu = centroid of X_all whenever X_all is given (also for n >= 2)", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "replace": [(_MU, "mu = centroid(X_all) if X_all is not None else np.mean(x_bars, axis=0)")]},
-    {"name": "g ignores A_all (always the stack of the attribute sets, so one-group g = 0)", "cell": "generalised_weat", "fails": ["generalised_weat_tests", "lemma3_rhs_tests"], "replace": [(_A_ALL, "a_all = centroid(np.vstack([np.atleast_2d(A) for A in A_groups]))")]},
+    {"name": "g ignores A_all (always the stack of the attribute sets, so one-group g = 0)", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "was": ["generalised_weat_tests", "lemma3_rhs_tests"], "replace": [(_A_ALL, "a_all = centroid(np.vstack([np.atleast_2d(A) for A in A_groups]))")]},
     {"name": "g with mu averaged over the wrong axis", "cell": "generalised_weat", "fails": ["generalised_weat_tests"], "replace": [(_MU, _MU.replace("axis=0", "axis=1"))]},
     {"name": "lemma3_rhs returns the left side (generalised_weat with all n groups; equal by the lemma)", "cell": "lemma3_rhs", "fails": ["lemma3_rhs_tests"], "replace": [(_SINGLE, "return generalised_weat(X_groups, A_groups)")]},
     # the right-hand side equals the left whatever the universes: only the rule that reads the code catches this one

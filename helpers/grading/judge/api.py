@@ -2,8 +2,11 @@
 (:class:`Remote`, :meth:`Remote.map` with :class:`Call`) and the checks (:data:`checks`)."""
 from __future__ import annotations
 
+import builtins
 import collections.abc
 import contextlib
+import inspect
+import textwrap
 import types
 
 import numpy as np
@@ -15,7 +18,8 @@ from .errors import JudgeError
 from .rules import check_not_using, check_vectorised, own_work_rule
 
 __all__ = ["NotebookProxy", "Remote", "Call", "Results", "Missing", "checks", "check_unchanged", "check_own_work",
-           "check_callable", "quiet", "Failures", "HiddenFailures", "every_failure", "MAX_FAILURES"]
+           "check_callable", "quiet", "Failures", "HiddenFailures", "every_failure", "MAX_FAILURES", "callee_note",
+           "reference_source"]
 
 #: The most failed checks of one cell the feedback lists: enough to name every mistake of an answer (an exercise's
 #: hidden test has about ten checks, and a wrong answer seldom fails more than three), few enough to read; the
@@ -64,15 +68,55 @@ class Remote(NotebookName):
         The requests to the kernel.
     name : str
         The function's name in the notebook.
+    standins : tuple of dict, optional
+        The course's versions of other functions of the notebook that its calls use in place of the student's
+        (:meth:`alone`).
     """
 
-    def __init__(self, channel: _Channel, name: str):
+    def __init__(self, channel: _Channel, name: str, standins: tuple = ()):
         self._channel = channel
         self.name = name
         self.__name__ = name
+        self.standins = tuple(standins)
 
     def __repr__(self):
+        if self.standins:
+            return f"<the notebook's {self.name}, with the course's {', '.join(s['name'] for s in self.standins)}>"
         return f"<the notebook's {self.name}>"
+
+    def alone(self, **references) -> Remote:
+        """Judge this function on its own: its calls use the course's version of the notebook's functions named.
+
+        ``nb.generalised_weat.alone(centroid=_centroid)`` calls the student's ``generalised_weat`` with the name
+        ``centroid`` bound, for each call only, to the hidden tests' ``_centroid`` (run in the kernel, from its
+        source text), so that a wrong ``centroid`` costs ``centroid``'s exercise alone. Each reference is a function
+        of the hidden-test module that uses only NumPy (as ``np``), builtins, and other functions of that module
+        (sent with it).
+
+        Parameters
+        ----------
+        **references : function
+            For each name of the notebook, the course's version of it.
+
+        Returns
+        -------
+        Remote
+            The same function, called with the stand-ins.
+
+        Raises
+        ------
+        TypeError
+            A reference uses a name other than ``np``, a builtin or a function of its own module.
+        """
+        standins = [s for s in self.standins if s["name"] not in references]
+        for name, func in references.items():
+            standins.append({"name": name, "function": func.__name__, "source": reference_source(func)})
+        return Remote(self._channel, self.name, standins)
+
+    def _standins(self, payload: dict) -> dict:
+        if self.standins:
+            payload["standins"] = list(self.standins)
+        return payload
 
     @staticmethod
     def _arguments(enc: _Encoder, args, kwargs) -> dict:
@@ -91,7 +135,7 @@ class Remote(NotebookName):
         enc = _Encoder()
         payload = {"op": "call", "name": self.name, **self._arguments(enc, args, kwargs), "args_after": args_after}
         payload["arrays"] = enc.arrays
-        answer = self._channel.request(payload)
+        answer = self._channel.request(self._standins(payload))
         dec = _Decoder(answer.get("arrays", {}), enc.axes)
         drawn = answer.get("axes", [])
         if enc.axes:
@@ -142,7 +186,7 @@ class Remote(NotebookName):
         if enc.axes:
             raise TypeError("map does not pass Axes; call the function itself to draw")
         payload["arrays"] = enc.arrays
-        answer = self._channel.request(payload, calls=len(calls))
+        answer = self._channel.request(self._standins(payload), calls=len(calls))
         answers = answer.get("answers")
         if not (isinstance(answers, list) and len(answers) == len(calls)
                 and all(isinstance(a, dict) for a in answers)):
@@ -167,6 +211,56 @@ class Remote(NotebookName):
             ``(result, [each positional argument after the call])``.
         """
         return self._call(args, kwargs, True)
+
+
+def _names_used(code: types.CodeType) -> set:
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _names_used(const)
+    return names
+
+
+def reference_source(func: types.FunctionType) -> str:
+    """The source text of a hidden tests' function and of the functions of its module it calls, to run in the kernel.
+
+    What :meth:`Remote.alone` sends: the kernel defines the functions from it in a namespace holding only ``np``,
+    so a name the text uses must be NumPy, a builtin or one of those functions (checked here, not there).
+
+    Parameters
+    ----------
+    func : function
+        A function defined at the top of a hidden-test module.
+
+    Returns
+    -------
+    str
+        Its definition, after the definitions it needs.
+
+    Raises
+    ------
+    TypeError
+        ``func`` (or a function it calls) uses a global name other than ``np``, a builtin or a function of the
+        same module: in the kernel it would not be defined.
+    """
+    order, todo = [], [func]
+    while todo:
+        f = todo.pop()
+        if f in order:
+            continue
+        if not isinstance(f, types.FunctionType) or f.__module__ != func.__module__:
+            raise TypeError(f"{f!r} is not a function of {func.__module__}")
+        order.append(f)
+        for name in sorted(_names_used(f.__code__)):
+            value = f.__globals__.get(name, getattr(builtins, name, None))
+            if name == "np" or (name not in f.__globals__ and hasattr(builtins, name)):
+                continue
+            if isinstance(value, types.FunctionType) and value.__module__ == func.__module__:
+                todo.append(value)
+            elif name in f.__globals__:
+                raise TypeError(f"{func.__name__} uses {name!r}, which the kernel would not have: a stand-in may use "
+                                "np, builtins and the functions of its own module only")
+    return "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in reversed(order))
 
 
 class Call:
@@ -346,6 +440,57 @@ def check_callable(obj, name: str):
     assert isinstance(obj, Remote), f"`{name}` should be a function; did you run the cell that defines it?"
 
 
+def _same(a, b) -> bool:
+    try:
+        x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError):
+        try:
+            return bool(a == b)
+        except Exception:  # noqa: BLE001 - values that cannot be compared are not the same
+            return False
+    return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-7, atol=1e-10, equal_nan=True))
+
+
+def callee_note(func: Remote, *args, **kwargs) -> str | None:
+    """After ``func`` (judged :meth:`~Remote.alone`) passed: a note when the student's own callees change its result.
+
+    The function is called once more on ``args``, with the notebook's own versions of the functions the
+    stand-ins replaced. When that result differs from the one with the course's (or only one of the two raises),
+    the mistake is in a callee, which its own test has judged: the note says so, and that this function passed.
+
+    Parameters
+    ----------
+    func : Remote
+        The function, with its stand-ins (``nb.<name>.alone(...)``).
+    *args, **kwargs
+        One call's arguments.
+
+    Returns
+    -------
+    str or None
+        The note for the feedback; None when both results agree (or ``func`` has no stand-ins).
+    """
+    if not isinstance(func, Remote) or not func.standins:
+        return None
+    own = Remote(func._channel, func.name)
+    outcomes = []
+    for f in (func, own):
+        try:
+            outcomes.append((f(*args, **kwargs), None))
+        except Exception as exc:  # noqa: BLE001 - what the student's code raised is an outcome to compare
+            if not getattr(exc, "course_from_student", False):
+                raise  # the judge's own failure (JudgeError) or the hidden test's
+            outcomes.append((None, type(exc).__name__))
+    (course, course_raised), (mine, mine_raised) = outcomes
+    if course_raised == mine_raised and (course_raised is not None or _same(course, mine)):
+        return None
+    names = " and ".join(f"`{s['name']}`" for s in func.standins)
+    how = (f"raises {mine_raised}" if mine_raised else "gives a different result") + " on the same input"
+    return (f"Note: the hidden tests judge `{func.name}` with the course's {names} in place of yours, so that a "
+            f"mistake there costs only its own exercise; judged that way, `{func.name}` passed. With your own "
+            f"{names} it {how}: the mistake is in {names} (see its test above), not in `{func.name}`.")
+
+
 @contextlib.contextmanager
 def quiet():
     """:func:`helpers.checks.quiet` for hidden tests: the student's errors become explained failures.
@@ -499,5 +644,5 @@ checks = types.SimpleNamespace(
     check_shape=_library_checks.check_shape, check_close=_library_checks.check_close,
     check_raises=_library_checks.check_raises, check_callable=check_callable, check_unchanged=check_unchanged,
     check_own_work=check_own_work, check_vectorised=check_vectorised, check_not_using=check_not_using,
-    every_failure=every_failure)
+    every_failure=every_failure, callee_note=callee_note)
 checks.__doc__ = "The checks hidden tests use: ``from helpers.grading.judge import checks as _chk``."

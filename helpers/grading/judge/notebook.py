@@ -198,7 +198,8 @@ class NotebookJudge:
         Nothing else is changed. The cell keeps what the kernel printed (as plain text) and any error
         of its visible checks (which fails it: the kernel can lose points, never earn them); when the
         visible checks passed, the hidden tests run here, and a failure adds an error output with
-        their message.
+        their message. A hidden test that passes may return a note (a string, :func:`~.api.callee_note`), added
+        as printed text.
 
         Parameters
         ----------
@@ -231,7 +232,10 @@ class NotebookJudge:
         token = _current.set([c.source for c in executor.nb.cells[:index] if c.cell_type == "code"])
         try:
             with warnings_silenced():
-                case(NotebookProxy(channel), self.seed)
+                note = case(NotebookProxy(channel), self.seed)
+            if isinstance(note, str) and note:  # a passed test's note (api.callee_note): never a number or a value
+                from nbformat import NotebookNode
+                cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=note[:2000] + "\n"))
         except AssertionError as exc:
             cell.outputs.append(_error_output("AssertionError", hidden_failures_text(exc)))
             if SPURIOUS_ERROR in str(exc):
