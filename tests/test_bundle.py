@@ -359,6 +359,26 @@ def test_student_nbgrader_config_has_the_graders_timeout(venv, tmp_path):
     assert "No nbgrader_config.py" not in res.stderr, res.stderr
 
 
+def test_nbgrader_validate_says_a_success_is_the_visible_checks_only(venv, tmp_path):
+    """Issue 42: the students' nbgrader_config.py turns nbgrader's "Success! Your notebook passes all the tests."
+    into what it means (the visible checks pass; the hidden tests can still take points); a failure's summary
+    stays nbgrader's."""
+    code = ("import io\n"
+            "from nbgrader.apps import ValidateApp\n"
+            "from nbgrader.validator import Validator\n"
+            "app = ValidateApp(); app.initialize([])\n"
+            "v = Validator(config=app.config)\n"
+            "v.stream = io.StringIO()\n"
+            "v._print_num_failed(0); v._print_num_failed(2)\n"
+            "print(v.stream.getvalue())\n")
+    res = subprocess.run([str(venv / "bin" / "python"), "-c", code], cwd=tmp_path, env=_student_env(),
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    text = " ".join(res.stdout.split())
+    assert "Success!" not in text and "the visible checks pass. That is not your grade" in text, text
+    assert "hidden tests" in text and "VALIDATION FAILED ON 2 CELL(S)" in text, text
+
+
 def test_nbgrader_validate_prints_whole_messages(bundle, venv, tmp_path):
     """A real ``nbgrader validate`` in the student's environment, from a folder outside the course, on
     a notebook whose cosine forgets to divide by the lengths: the visible check's message (longer

@@ -128,6 +128,24 @@ def _wrap_lines(self, val):
 
 if hasattr(Validator, "_indent"):  # nbgrader 0.9's line formatter
     Validator._indent = _wrap_lines
+
+# nbgrader's "Success! Your notebook passes all the tests." can be read as full marks. What passed is the
+# visible checks; the grader's hidden tests judge more. `nbgrader validate` says so (JupyterLab's Validate
+# button shows its own fixed text, which the course's STUDENTS.md explains).
+VISIBLE_CHECKS_PASSED = (
+    "Every test cell ran without an error: the visible checks pass. That is not your grade: after you "
+    "submit, the grader's hidden tests check your functions on other inputs, and they can still take points.\\n")
+
+
+def _print_num_failed(self, num_failed, _nbgrader=getattr(Validator, "_print_num_failed", None)):
+    if num_failed == 0:
+        self.stream.write(VISIBLE_CHECKS_PASSED)
+    else:
+        _nbgrader(self, num_failed)
+
+
+if hasattr(Validator, "_print_num_failed"):  # nbgrader 0.9's summary line
+    Validator._print_num_failed = _print_num_failed
 '''
 
 
