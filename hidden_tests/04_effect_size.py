@@ -50,7 +50,8 @@ def effect_size_tests(nb, seed):
             return answers[5 * k + which]
 
         with each:  # d with ddof=1 on every case: the blocks after this one compare with it
-            d1s = [_chk.check_unchanged(effect_size, sx, sy, ddof=1, what=f"effect_size(sx, sy, ddof=1) on {nx} + {ny} scores")
+            d1s = [_chk.check_unchanged(effect_size, sx, sy, ddof=1,
+                                        what=f"effect_size(sx, sy, ddof=1) on {nx} + {ny} scores")
                    for nx, ny, sx, sy in cases]
             for (nx, ny, sx, sy), d1 in zip(cases, d1s):
                 _chk.check_type(d1, float, f"effect_size on {nx} + {ny} scores")
@@ -62,9 +63,9 @@ def effect_size_tests(nb, seed):
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 _chk.check_close(answer(k, SWAPPED), -d1s[k], f"effect_size(sy, sx, ddof=1) with X and Y swapped "
                                  f"({ny} + {nx} scores), which should be -effect_size(sx, sy, ddof=1)", rtol=1e-9,
-                                 hint="Swapping X and Y should flip the sign of d and change nothing else: do not take "
-                                      "the absolute value, and use a standard deviation that treats X and Y alike (that "
-                                      "of all the scores together).")
+                                 hint="Swapping X and Y should flip the sign of d and change nothing else: do not "
+                                      "take the absolute value, and use a standard deviation that treats X and Y "
+                                      "alike (that of all the scores together).")
         with each:
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 _chk.check_close(answer(k, SCALED), d1s[k], f"effect_size on the same {nx} + {ny} scores multiplied by "
@@ -156,7 +157,8 @@ def cohens_d_tests(nb, seed):
     cases = [(nx, ny, rng.normal(shift, 1.0, nx), rng.normal(0.0, 1.5, ny))
              for nx, ny, shift in [(8, 8, 0.5), (4, 9, 1.0), (30, 30, 6.0), (1, 2, 1.0)]]
     # the two-sample t statistic with equal variances is d / sqrt(1/n_X + 1/n_Y)
-    expected = [stats.ttest_ind(sx, sy, equal_var=True).statistic * np.sqrt(1 / nx + 1 / ny) for nx, ny, sx, sy in cases]
+    expected = [stats.ttest_ind(sx, sy, equal_var=True).statistic * np.sqrt(1 / nx + 1 / ny)
+                for nx, ny, sx, sy in cases]
     # each block fails alone: the feedback names every mistake (one block per kind of check, over all the cases)
     with _chk.every_failure() as each:
         _chk.check_own_work(cohens_d, *_OWN, what="`cohens_d`", run=lambda: cohens_d([0.3, 0.1, 0.2], [0.0, -0.1]))
@@ -174,8 +176,8 @@ def cohens_d_tests(nb, seed):
             for (nx, ny, sx, sy), c, e in zip(cases, cs, expected):
                 _chk.check_type(c, float, f"cohens_d on {nx} + {ny} scores")
                 assert (c > 0) == (e > 0), (
-                    f"cohens_d on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus the mean of Y, "
-                    "divided by s_p, which is positive (keep the sign: no absolute value).")
+                    f"cohens_d on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus the mean of "
+                    "Y, divided by s_p, which is positive (keep the sign: no absolute value).")
         with each:
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 _chk.check_close(answer(k, SWAPPED), -cs[k], f"cohens_d(sy, sx) with X and Y swapped ({ny} + {nx} "
@@ -192,9 +194,9 @@ def cohens_d_tests(nb, seed):
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 _chk.check_close(cs[k], expected[k], f"cohens_d on {nx} + {ny} unseen scores", rtol=1e-9,
                                  hint="s_p pools the within-group sums of squares of X and Y and divides them by "
-                                      "n_X + n_Y - 2: it is not the standard deviation of all the scores together (the "
-                                      "WEAT's d), not the plain mean of the two groups' variances (right only for equal "
-                                      "sizes), not one group's standard deviation.")
+                                      "n_X + n_Y - 2: it is not the standard deviation of all the scores together "
+                                      "(the WEAT's d), not the plain mean of the two groups' variances (right only for "
+                                      "equal sizes), not one group's standard deviation.")
         with each:
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 _chk.check_close(answer(k, LIST), cs[k], f"cohens_d on {nx} + {ny} scores with X given as a list",

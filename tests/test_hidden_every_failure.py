@@ -128,7 +128,8 @@ def _messages(assignment: str, test: str, source: str, seed: int = 5) -> list[st
      ["An attribute set with a zero vector should raise ValueError", "Whether each replicate is NaN"]),
     ("05_permutation_tests", "exact_pvalue_tests", _twice_greater_any_alternative(),
      ["a negative observed statistic", "alternative='bigger' should raise ValueError"]),
-], ids=["04-cohens_d", "12-ppmi", "12-swap_gendered", "10-large_list_effect_size", "09-bootstrap_effect_sizes", "05-exact_pvalue"])
+], ids=["04-cohens_d", "12-ppmi", "12-swap_gendered", "10-large_list_effect_size", "09-bootstrap_effect_sizes",
+        "05-exact_pvalue"])
 def test_every_mistake_of_an_answer_is_reported(notebook, test, source, expected):
     messages = _messages(notebook, test, source)
     assert len(messages) == len(expected), messages
