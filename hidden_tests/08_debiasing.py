@@ -3,6 +3,8 @@
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function (a proxy: calls run in the student's kernel on plain data), ``seed`` this
 submission's seed. Expected values are computed here, with the reference (:mod:`helpers.lexicon`).
+``remaining_gap`` and ``projected_keyedvectors`` are judged with ``_project_out`` in place of the notebook's
+``project_out`` (``Remote.alone``), so that a wrong ``project_out`` costs its own exercise only.
 """
 
 import numpy as np

@@ -3,7 +3,8 @@
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function (a proxy: calls run in the student's kernel on plain data), ``seed`` this
 submission's seed. Expected values are computed here, with the reference (:mod:`helpers.enumeration`)
-and SciPy's ``false_discovery_control``.
+and SciPy's ``false_discovery_control``. ``rotation_pvalues`` is judged with ``_random_rotation`` in place of the
+notebook's ``random_rotation`` (``Remote.alone``), so that a wrong ``random_rotation`` costs its own exercise only.
 """
 
 import numpy as np
