@@ -18,7 +18,6 @@ grade is decided".
 from __future__ import annotations
 
 import contextlib
-import copy
 import dis
 import functools
 import importlib
@@ -28,6 +27,7 @@ import re
 import sys
 import types
 import warnings
+from copy import deepcopy as _deepcopy
 
 import numpy as np
 
@@ -51,7 +51,6 @@ _get_instructions, _import_module, _getframe = dis.get_instructions, importlib.i
 _FunctionType, _CodeType, _ModuleType, _MethodType = (types.FunctionType, types.CodeType, types.ModuleType,
                                                       types.MethodType)
 _partial = functools.partial
-_deepcopy = copy.deepcopy
 _signature = inspect.signature
 
 # the course's reference modules (what an exercise must not call for the function it asks for): the one
