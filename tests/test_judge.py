@@ -895,6 +895,19 @@ def test_a_function_is_judged_with_the_course_version_of_the_function_it_calls()
         judge._current.reset(token)
 
 
+def test_callee_note_compares_a_dict_of_results_key_by_key():
+    """07's wefat_correlation returns a dict holding arrays (and 06's table1_rows a list of dicts): equal results
+    are the same, so a right callee gives no note; a changed array or word is not."""
+    same = judge.api._same
+    res = {"words": ["nurse", "engineer"], "scores": np.array([0.5, -0.25]), "r": 0.75, "dropped": []}
+    assert same(res, dict(res, scores=res["scores"] * (1 + 1e-12)))
+    assert not same(res, dict(res, scores=res["scores"] + 1e-3))
+    assert not same(res, dict(res, words=["nurse", "carpenter"]))
+    assert not same(res, {k: v for k, v in res.items() if k != "r"})
+    assert same([res, {"id": 1}], [dict(res), {"id": 1}]) and not same([res], [res, res])
+    assert same((["rose"], [], ["gladiola"]), (["rose"], [], ["gladiola"])) and not same((["rose"],), (["tulip"],))
+
+
 def test_a_stand_in_may_use_numpy_builtins_and_its_own_module_only():
     """What the kernel would not have is refused in the grader, before any request (a hidden test's bug, flagged)."""
     import nbgrader_tools as nbt

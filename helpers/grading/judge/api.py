@@ -441,9 +441,14 @@ def check_callable(obj, name: str):
 
 
 def _same(a, b) -> bool:
+    if isinstance(a, dict) or isinstance(b, dict):  # a dict of results (arrays among them): key by key
+        return (isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys()
+                and all(_same(a[k], b[k]) for k in a))
     try:
         x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     except (TypeError, ValueError):
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):  # words, dicts, mixed items: item by item
+            return len(a) == len(b) and all(_same(u, v) for u, v in zip(a, b))
         try:
             return bool(a == b)
         except Exception:  # noqa: BLE001 - values that cannot be compared are not the same
