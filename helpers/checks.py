@@ -27,6 +27,7 @@ import re
 import sys
 import types
 import warnings
+from copy import deepcopy as _deepcopy
 
 import numpy as np
 
@@ -455,7 +456,8 @@ def known_values(namespace: dict, name: str, calls):
         ``(arguments, value)`` pairs: ``arguments`` is a tuple of the call's positional arguments, or its one
         argument when it is not a tuple. A call matches when each argument (keyword arguments and defaults
         matched by the notebook's function's signature) equals the listed one (arrays compared as float64,
-        exactly, lists and tuples item by item).
+        exactly, lists and tuples item by item). Each call gets a new copy of its value (an array or list as a
+        float64 array, anything else deep-copied), so that code that changes what it got changes no later answer.
 
     Yields
     ------
@@ -501,7 +503,8 @@ def known_values(namespace: dict, name: str, calls):
         for known, value in listed:
             if given is not None and known is not None and _len(known) == _len(given) \
                     and _all(_same_argument(a, k) for a, k in _zip(given, known)):
-                return _array(value, dtype=_float64) if _isinstance(value, (_ndarray, list)) else value
+                # a copy each time: code that changes what it got (pops from a list) must not change the table
+                return _array(value, dtype=_float64) if _isinstance(value, (_ndarray, list)) else _deepcopy(value)
         if yours is missing:
             raise NameError(f"name '{name}' is not defined")
         return yours(*args, **kwargs)

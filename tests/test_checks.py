@@ -459,3 +459,17 @@ def test_known_values_answers_the_listed_calls_and_hands_on_the_rest():
         with pytest.raises(NameError, match="'h' is not defined"):
             ns["h"](A)
     assert "h" not in ns
+
+
+def test_known_values_gives_each_call_its_own_copy():
+    """A caller that changes what the stand-in returned (pops from a found-words list, as a correct apply_oov_rule
+    may) changes neither the next answer nor the test cell's own lists that the table names."""
+    from helpers.checks import known_values
+
+    insects = ["ant", "bee", "moth"]
+    ns = {"split": lambda kv, words: "yours"}
+    with known_values(ns, "split", [(("kv", insects), (insects, []))]):
+        first = ns["split"]("kv", insects)
+        first[0].pop()
+        second = ns["split"]("kv", insects)
+    assert second == (["ant", "bee", "moth"], []) and insects == ["ant", "bee", "moth"]

@@ -895,6 +895,46 @@ def test_a_function_is_judged_with_the_course_version_of_the_function_it_calls()
         judge._current.reset(token)
 
 
+def _course_plus_one(x):
+    """A stand-in for the tests below (sent to the runtime from its source)."""
+    return x + 1
+
+
+def _course_double(x):
+    """A stand-in for the tests below (sent to the runtime from its source)."""
+    return 2 * x
+
+
+def test_callee_note_names_the_callee_that_changes_the_result():
+    """07's wefat_correlation and 06's table1_rows have two stand-ins: the note names the student's callee that is
+    wrong (each tried on its own, with the course's other), not both; both when both are."""
+    from helpers.grading.judge.api import Remote, callee_note
+
+    user_ns = {}
+    exec("def f(x):\n    return x + 2\ndef g(x):\n    return 2 * x\ndef h(x):\n    return f(x) + g(x)\n", user_ns)
+    h = Remote(_ServeChannel(_runtime(user_ns)), "h").alone(f=_course_plus_one, g=_course_double)
+    assert h(3) == 10
+    note = callee_note(h, 3)
+    assert "the mistake is in `f` (see" in note and "With your own `f` and `g` it gives a different result" in note, note
+    exec("def g(x):\n    return 3 * x\n", user_ns)
+    assert "the mistake is in `f` and `g` (see" in callee_note(h, 3)
+    exec("def f(x):\n    return x + 1\ndef g(x):\n    return 2 * x\n", user_ns)
+    assert callee_note(h, 3) is None
+
+
+def test_callee_note_compares_a_dict_of_results_key_by_key():
+    """07's wefat_correlation returns a dict holding arrays (and 06's table1_rows a list of dicts): equal results
+    are the same, so a right callee gives no note; a changed array or word is not."""
+    same = judge.api._same
+    res = {"words": ["nurse", "engineer"], "scores": np.array([0.5, -0.25]), "r": 0.75, "dropped": []}
+    assert same(res, dict(res, scores=res["scores"] * (1 + 1e-12)))
+    assert not same(res, dict(res, scores=res["scores"] + 1e-3))
+    assert not same(res, dict(res, words=["nurse", "carpenter"]))
+    assert not same(res, {k: v for k, v in res.items() if k != "r"})
+    assert same([res, {"id": 1}], [dict(res), {"id": 1}]) and not same([res], [res, res])
+    assert same((["rose"], [], ["gladiola"]), (["rose"], [], ["gladiola"])) and not same((["rose"],), (["tulip"],))
+
+
 def test_a_stand_in_may_use_numpy_builtins_and_its_own_module_only():
     """What the kernel would not have is refused in the grader, before any request (a hidden test's bug, flagged)."""
     import nbgrader_tools as nbt

@@ -1,7 +1,13 @@
 """Known-wrong answers to 06_table1 that the autograder must catch (format: CONTRIBUTING.md, "Mutants").
 
-Later exercises call earlier ones, so a wrong ``in_vocabulary`` or
-``apply_oov_rule`` also costs the later cells that depend on it.
+``apply_oov_rule`` calls ``in_vocabulary``, and ``table1_rows`` calls both. Each is judged on its own (issue 42): the
+hidden tests call it with the course's version of its callees in place of the student's, and the visible checks of
+``apply_oov_rule`` give it ``in_vocabulary``'s values for their word lists (``known_values``), so a mistake costs its
+own exercise. ``table1_rows``'s visible checks run the ten WEATs of Table 1 (about thirty calls of the two callees on
+the paper's word lists, with random trims): too many values to write out by hand, so they still use the student's
+functions, and a mistake that makes those raise or changes row 1's counts (``in_vocabulary`` that is case-sensitive or
+calls the reference ``lookup``; ``apply_oov_rule`` that never trims or calls ``trim_to_equal``) still costs
+``table1_rows_tests`` too. A mutant whose loss changed says so: ``was`` lists the cells it lost before, along the chain.
 """
 
 _EQUAL = "    if len(x) == len(y):\n        return x, y, missing, []\n"
@@ -42,32 +48,32 @@ _DRAW_ORDER = ("order = rng.choice(len(larger), size=len(larger) - len(smaller),
 # One mutant per line: its name, the solution cell it changes, the test cells that must lose their
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
-    {"name": "in_vocabulary looks words up as written (case-sensitive), so 'Einstein' and capitalised names are missing", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [("if word.lower() in kv.key_to_index:", "if word in kv.key_to_index:")]},
+    {"name": "in_vocabulary looks words up as written (case-sensitive), so 'Einstein' and capitalised names are missing", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "table1_rows_tests"], "was": ["apply_oov_rule_tests", "in_vocabulary_tests", "table1_rows_tests"], "replace": [("if word.lower() in kv.key_to_index:", "if word in kv.key_to_index:")]},
     # the judged kernel has no working lookup or trim_to_equal (REFERENCES of hidden_tests/06_table1.py): a mutant that
-    # calls one raises, so the later exercises that call the mutated function lose their points too
-    {"name": "in_vocabulary that calls the course's reference lookup", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [("def in_vocabulary(", _IMPORT_LOOKUP), (_FOUND, _CALL_LOOKUP)]},
-    {"name": "OOV rule trims with NumPy's global random state instead of the rng passed in", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [("drop = set(rng.choice(", "drop = set(np.random.choice(")]},
-    {"name": "OOV rule cuts the larger set to size by dropping its last words (not at random)", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_EQUAL, _CUT_LAST_WORDS)]},
+    # calls one raises, also in table1_rows' visible checks, which run the student's functions (see above)
+    {"name": "in_vocabulary that calls the course's reference lookup", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "table1_rows_tests"], "was": ["apply_oov_rule_tests", "in_vocabulary_tests", "table1_rows_tests"], "replace": [("def in_vocabulary(", _IMPORT_LOOKUP), (_FOUND, _CALL_LOOKUP)]},
+    {"name": "OOV rule trims with NumPy's global random state instead of the rng passed in", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "was": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [("drop = set(rng.choice(", "drop = set(np.random.choice(")]},
+    {"name": "OOV rule cuts the larger set to size by dropping its last words (not at random)", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "was": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_EQUAL, _CUT_LAST_WORDS)]},
     {"name": "OOV rule drops the missing words but never trims (sets of unequal size)", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_EQUAL, "    return x, y, missing, []\n")]},
     {"name": "table1_rows with the population standard deviation (ddof=0)", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("\n        d = effect_size_from_scores(sx, sy, ddof=1)", "\n        d = effect_size_from_scores(sx, sy, ddof=0)")]},
     {"name": "table1_rows with the full printed word lists instead of the words the paper used", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("apply_oov_rule(kv, t.target_x.used_by_paper, t.target_y.used_by_paper, rng)", "apply_oov_rule(kv, list(t.target_x.words), list(t.target_y.words), rng)"), ("in_vocabulary(kv, t.attribute_a.used_by_paper)", "in_vocabulary(kv, t.attribute_a.words)"), ("in_vocabulary(kv, t.attribute_b.used_by_paper)", "in_vocabulary(kv, t.attribute_b.words)")]},
     {"name": "table1_rows that calls the course's reference run_table1", "cell": "table1_rows", "fails": ["table1_rows_tests"], "source": _WRAP_RUN_TABLE1},
-    # these two also raise in the judged kernel (see above), in every later exercise that calls them
-    {"name": "in_vocabulary that imports the reference lookup inside the function", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_FOUND, _LOOKUP_INSIDE)]},
+    # these two also raise in the judged kernel (see above), in table1_rows' visible checks too
+    {"name": "in_vocabulary that imports the reference lookup inside the function", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "table1_rows_tests"], "was": ["apply_oov_rule_tests", "in_vocabulary_tests", "table1_rows_tests"], "replace": [(_FOUND, _LOOKUP_INSIDE)]},
     {"name": "apply_oov_rule that imports the reference trim_to_equal inside the function", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_EQUAL, _TRIM_INSIDE)]},
-    {"name": "in_vocabulary reports the lower-case form instead of the word as written", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [("found.append(word)", "found.append(word.lower())")]},
+    {"name": "in_vocabulary reports the lower-case form instead of the word as written", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "was": ["apply_oov_rule_tests", "in_vocabulary_tests", "table1_rows_tests"], "replace": [("found.append(word)", "found.append(word.lower())")]},
     {"name": "in_vocabulary also accepts a word whose written (cased) form is a key", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "replace": [("if word.lower() in kv.key_to_index:", "if word in kv.key_to_index or word.lower() in kv.key_to_index:")]},
     {"name": "in_vocabulary without the TypeError for a single string (looks up its letters)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "replace": [("        raise TypeError(", "        pass  # raise TypeError(")]},
     {"name": "in_vocabulary drops repeated words, keeping the first (loops over dict.fromkeys(words))", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "replace": [("for word in words:", "for word in dict.fromkeys(words):")]},
-    {"name": "in_vocabulary loops over set(words) (repeated words dropped, order lost)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [("for word in words:", "for word in set(words):")]},
-    {"name": "in_vocabulary loops over sorted(set(words)) (repeated words dropped, output sorted)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [("for word in words:", "for word in sorted(set(words)):")]},
-    {"name": "in_vocabulary returns the lists sorted (order of words lost)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests", "apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_FOUND, "return sorted(found), sorted(missing)")]},
-    {"name": "OOV rule draws the positions to drop with replacement (sets can stay unequal)", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [("replace=False).tolist())", "replace=True).tolist())")]},
-    {"name": "OOV rule draws the words to keep instead of the words to drop", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_DROP, _KEEP_DRAWN)]},
-    {"name": "OOV rule lists the trimmed words in the order drawn, not their original order", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_DROP, _DRAW_ORDER), (_TRIMMED, "trimmed = [larger[i] for i in order]")]},
+    {"name": "in_vocabulary loops over set(words) (repeated words dropped, order lost)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "was": ["apply_oov_rule_tests", "in_vocabulary_tests", "table1_rows_tests"], "replace": [("for word in words:", "for word in set(words):")]},
+    {"name": "in_vocabulary loops over sorted(set(words)) (repeated words dropped, output sorted)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "was": ["apply_oov_rule_tests", "in_vocabulary_tests", "table1_rows_tests"], "replace": [("for word in words:", "for word in sorted(set(words)):")]},
+    {"name": "in_vocabulary returns the lists sorted (order of words lost)", "cell": "in_vocabulary", "fails": ["in_vocabulary_tests"], "was": ["apply_oov_rule_tests", "in_vocabulary_tests", "table1_rows_tests"], "replace": [(_FOUND, "return sorted(found), sorted(missing)")]},
+    {"name": "OOV rule draws the positions to drop with replacement (sets can stay unequal)", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "was": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [("replace=False).tolist())", "replace=True).tolist())")]},
+    {"name": "OOV rule draws the words to keep instead of the words to drop", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "was": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_DROP, _KEEP_DRAWN)]},
+    {"name": "OOV rule lists the trimmed words in the order drawn, not their original order", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "was": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [(_DROP, _DRAW_ORDER), (_TRIMMED, "trimmed = [larger[i] for i in order]")]},
     {"name": "OOV rule without the TypeError for an integer seed", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "replace": [("        raise TypeError(", "        rng = np.random.default_rng(rng)  # raise TypeError(")]},
     {"name": "OOV rule without the ValueError for a target set with no word in the embedding", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "replace": [("        raise ValueError(", "        pass  # raise ValueError(")]},
-    {"name": "OOV rule lists Y's missing words before X's", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [("missing = missing_x + missing_y", "missing = missing_y + missing_x")]},
+    {"name": "OOV rule lists Y's missing words before X's", "cell": "apply_oov_rule", "fails": ["apply_oov_rule_tests"], "was": ["apply_oov_rule_tests", "table1_rows_tests"], "replace": [("missing = missing_x + missing_y", "missing = missing_y + missing_x")]},
     {"name": "table1_rows seeds every test's generator with the seed alone (ignores t.id)", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("        rng = np.random.default_rng([seed, t.id])", "        rng = np.random.default_rng(seed)")]},
     {"name": "table1_rows with the two-sided p-value instead of the paper's one-sided one", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [('test = permutation_test(sx, sy, alternative="greater"', 'test = permutation_test(sx, sy, alternative="two-sided"')]},
     {"name": "table1_rows with X and Y swapped in the effect size (sign of d reversed)", "cell": "table1_rows", "fails": ["table1_rows_tests"], "replace": [("        d = effect_size_from_scores(sx, sy, ddof=1)", "        d = effect_size_from_scores(sy, sx, ddof=1)")]},

@@ -446,7 +446,7 @@ def _same(a, b) -> bool:
     if hasattr(a, "index_to_key") and hasattr(b, "index_to_key"):  # KeyedVectors: an object compares by identity
         return list(a.index_to_key) == list(b.index_to_key) and _same(a.vectors, b.vectors)
     if isinstance(a, dict) and isinstance(b, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     if isinstance(a, Record) and isinstance(b, Record):
@@ -469,6 +469,8 @@ def callee_note(func: Remote, *args, **kwargs) -> str | None:
     The function is called once more on ``args``, with the notebook's own versions of the functions the
     stand-ins replaced. When that result differs from the one with the course's (or only one of the two raises),
     the mistake is in a callee, which its own test has judged: the note says so, and that this function passed.
+    With several stand-ins, each of the student's callees is tried on its own (the course's others in place), and
+    the note names those that change the result (all of them when only their combination does).
 
     Parameters
     ----------
@@ -484,23 +486,32 @@ def callee_note(func: Remote, *args, **kwargs) -> str | None:
     """
     if not isinstance(func, Remote) or not func.standins:
         return None
-    own = Remote(func._channel, func.name)
-    outcomes = []
-    for f in (func, own):
+
+    def outcome(f):
         try:
-            outcomes.append((f(*args, **kwargs), None))
+            return f(*args, **kwargs), None
         except Exception as exc:  # noqa: BLE001 - what the student's code raised is an outcome to compare
             if not getattr(exc, "course_from_student", False):
                 raise  # the judge's own failure (JudgeError) or the hidden test's
-            outcomes.append((None, type(exc).__name__))
-    (course, course_raised), (mine, mine_raised) = outcomes
-    if course_raised == mine_raised and (course_raised is not None or _same(course, mine)):
+            return None, type(exc).__name__
+
+    def agree(a, b):
+        return a[1] == b[1] and (a[1] is not None or _same(a[0], b[0]))
+
+    course, mine = outcome(func), outcome(Remote(func._channel, func.name))
+    if agree(course, mine):
         return None
+    blamed = list(func.standins)
+    if len(blamed) > 1:  # which of the student's callees changes the result, each on its own with the course's others
+        blamed = [s for s in func.standins
+                  if not agree(course, outcome(Remote(func._channel, func.name,
+                                                      [t for t in func.standins if t is not s])))] or blamed
     names = " and ".join(f"`{s['name']}`" for s in func.standins)
-    how = (f"raises {mine_raised}" if mine_raised else "gives a different result") + " on the same input"
+    wrong = " and ".join(f"`{s['name']}`" for s in blamed)
+    how = (f"raises {mine[1]}" if mine[1] else "gives a different result") + " on the same input"
     return (f"Note: the hidden tests judge `{func.name}` with the course's {names} in place of yours, so that a "
             f"mistake there costs only its own exercise; judged that way, `{func.name}` passed. With your own "
-            f"{names} it {how}: the mistake is in {names} (see its test above), not in `{func.name}`.")
+            f"{names} it {how}: the mistake is in {wrong} (see its test above), not in `{func.name}`.")
 
 
 @contextlib.contextmanager
