@@ -454,6 +454,49 @@ def test_resilient_execute_gives_up_after_max_restarts(tmp_path):
     assert notebook_flags(nb)[-1]["cell"] is None
 
 
+_WEDGED: list = []  # contexts a failing run of the test below leaves blocked: kept, so that no collection waits on them
+
+
+def test_letting_go_of_a_kernel_never_blocks_the_shared_context():
+    """ZeroMQ's I/O thread sends each event of a socket monitor with a blocking send. The client closed the reader of
+    its iopub socket's events before that socket, so a kernel that went away meanwhile (the executor shuts the kernel
+    down right after the client lets go of it) blocked that thread for good, and with it every socket of the process's
+    shared context: every later kernel of the process "didn't respond in 60 seconds" (seen under Python 3.11.2 after
+    the kernel that forged its session key). Here a kernel's two sockets go away as the client stops, fifty times,
+    each time followed by a message through the same context (without the fix, blocked after 1 to 19 of them)."""
+    import zmq
+
+    from helpers.grading.execute import BoundedKernelClient, _BoundedContext
+
+    context, kernel = _BoundedContext(), zmq.Context()  # the client's own context: a blocked one stays in this test
+    _WEDGED.append(context)
+    plain = zmq.Context.shadow(context.underlying)  # the same context (and I/O thread), with blocking sockets
+    try:
+        for attempt in range(50):
+            iopub, shell = kernel.socket(zmq.PUB), kernel.socket(zmq.ROUTER)
+            iopub.monitor(f"inproc://accepted-{attempt}", zmq.EVENT_ACCEPTED)
+            accepted = kernel.socket(zmq.PAIR)
+            accepted.connect(f"inproc://accepted-{attempt}")
+            iopub_port, shell_port = (s.bind_to_random_port("tcp://127.0.0.1") for s in (iopub, shell))
+            kc = BoundedKernelClient(context=context, ip="127.0.0.1", transport="tcp", iopub_port=iopub_port,
+                                     shell_port=shell_port)
+            kc.start_channels()
+            assert accepted.poll(10_000), "the client's iopub socket did not connect"
+            kc.stop_channels()
+            for s in (accepted, iopub, shell):  # the kernel goes away
+                s.close(linger=0)
+            probe = kernel.socket(zmq.ROUTER)
+            client = plain.socket(zmq.DEALER)
+            client.connect(f"tcp://127.0.0.1:{probe.bind_to_random_port('tcp://127.0.0.1')}")
+            client.send(b"kernel_info_request")
+            answered = probe.poll(10_000)
+            client.close(linger=0)
+            probe.close(linger=0)
+            assert answered, f"the context no longer reaches a kernel after {attempt + 1} clients let go of theirs"
+    finally:
+        kernel.destroy(linger=0)
+
+
 # ---------------------------------------------------------------------------------------------
 # The command line and the environment (no bubblewrap needed)
 # ---------------------------------------------------------------------------------------------

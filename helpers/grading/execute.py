@@ -38,6 +38,7 @@ does it for a configuration built in Python).
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import stat
@@ -169,6 +170,8 @@ class _ControlContext(_BoundedContext):
 
 
 _CONTEXTS: dict = {}
+#: numbers the inproc addresses of the clients' iopub monitors (a client's id() is reused after it is collected)
+_MONITORS = itertools.count()
 
 #: How much a grading process's resident memory may grow while one of its kernels runs (from the start of the
 #: kernel's channels): above it the kernel is killed (its cell scores 0 and is flagged, a new kernel runs the
@@ -273,9 +276,12 @@ class BoundedKernelClient(AsyncKernelClient):  # numpydoc ignore=PR01,PR02
         """
         super().start_channels(shell=shell, iopub=iopub, stdin=stdin, hb=hb, control=control)
         if iopub and self._iopub_events is None:  # ZeroMQ reports each connection it drops (a message too large)
-            address = f"inproc://weat-iopub-events-{id(self)}"
+            address = f"inproc://weat-iopub-events-{os.getpid()}-{next(_MONITORS)}"
             self.iopub_channel.socket.monitor(address, zmq.EVENT_DISCONNECTED)
             self._iopub_events = zmq.Context.shadow(self.context.underlying).socket(zmq.PAIR)
+            # no limit on the events queued (a few dozen bytes each, one per reconnection, read after every cell):
+            # ZeroMQ's I/O thread waits on a full queue (stop_channels)
+            self._iopub_events.setsockopt(zmq.RCVHWM, 0)
             self._iopub_events.connect(address)
         if self._guard is None and os.path.exists("/proc/self/statm"):
             self._guard = _MemoryGuard(self.parent, self.max_growth_bytes)
@@ -291,6 +297,13 @@ class BoundedKernelClient(AsyncKernelClient):  # numpydoc ignore=PR01,PR02
             self._guard.stopping.set()
             self._guard = None
         if self._iopub_events is not None:
+            # the monitor first, then its reader: ZeroMQ's I/O thread sends each event with a blocking send, so an
+            # event with no reader (the kernel going away while the iopub socket is being closed) blocked that thread
+            # for good, and with it every socket of the process's shared context: every later kernel of the process
+            # "didn't respond in 60 seconds" (tests/test_sandbox.py, test_letting_go_of_a_kernel_never_blocks_...)
+            socket = self._iopub_channel.socket if self._iopub_channel is not None else None
+            if socket is not None and not socket.closed:
+                socket.disable_monitor()
             self._iopub_events.close(linger=0)
             self._iopub_events = None
         for channel in (self._shell_channel, self._iopub_channel, self._stdin_channel, self._hb_channel,
