@@ -99,9 +99,12 @@ def association_tests(nb, seed):
                             run=lambda: association(np.arange(1.0, 6.0), np.eye(5)[:3] + 0.5, -np.eye(5)[:2] - 0.5))
         # one request; the answers checked in the order of the calls
         answers = association.map(args for w, A, B in cases for args in ((w, A, B), (w, B, A), (3.7 * w, A, 0.2 * B)))
+        gots = []  # s(w, A, B) of each case, all read before any is checked: the checks below compare with them
         with each:
-            for i, (w, A, B) in enumerate(cases):
-                got = answers[3 * i]
+            for i in range(len(cases)):
+                gots.append(answers[3 * i])
+        with each:
+            for got, (w, A, B) in zip(gots, cases):
                 _chk.check_type(got, float, "association(w, A, B) on random vectors")
                 _chk.check_close(got, reference.association(w, A, B),
                                  "association(w, A, B) on random vectors of different lengths and set sizes",
@@ -109,12 +112,12 @@ def association_tests(nb, seed):
                                  hint="Use means (not sums) of cosines, and cosines (w and every row of A and B scaled "
                                       "to length 1), not plain dot products.")
         with each:
-            for i, (w, A, B) in enumerate(cases):
-                _chk.check_close(answers[3 * i + 1], -answers[3 * i],
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[3 * i + 1], -got,
                                  "association(w, B, A), which should be -association(w, A, B)", rtol=1e-7, atol=1e-10)
         with each:
-            for i, (w, A, B) in enumerate(cases):
-                _chk.check_close(answers[3 * i + 2], answers[3 * i],
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[3 * i + 2], got,
                                  "association(c * w, A, B) for c > 0, which should equal association(w, A, B)",
                                  rtol=1e-7, atol=1e-10)
         # one request; the answers checked in the order of the calls
