@@ -28,70 +28,95 @@ _OWN = ("effect_size", "effect_size_from_scores")
 def effect_size_tests(nb, seed):
     """Hidden tests of the cell `effect_size_tests`."""
     effect_size = nb.effect_size
-    with _chk.quiet():
-        _chk.check_own_work(effect_size, *_OWN, what="`effect_size`",
-                            run=lambda: effect_size([0.3, 0.1, 0.2], [0.0, -0.1]))
     rng = np.random.default_rng([seed, 20170414])
     cases = [(nx, ny, rng.normal(0.05, 0.1, nx), rng.normal(-0.03, 0.1, ny)) for nx, ny in [(8, 8), (5, 7), (25, 25), (1, 3)]]
-    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
-        answers = iter(effect_size.map(call for _, _, sx, sy in cases for call in (
-            Call(sx, sy, ddof=0), Call(list(sx), list(sy)), Call(sy, sx, ddof=1), Call(10.0 * sx, 10.0 * sy, ddof=1),
-            Call(np.concatenate([sx, sx]), np.concatenate([sy, sy]), ddof=0))))
-    for nx, ny, sx, sy in cases:
-        N = nx + ny
-        sizes = f"{nx} + {ny} scores"
-        expected = reference.effect_size_from_scores(sx, sy, ddof=1)
-        with _chk.quiet():
-            d1 = _chk.check_unchanged(effect_size, sx, sy, ddof=1, what=f"effect_size(sx, sy, ddof=1) on {sizes}")
-            d0, d_default, d_swapped, d_scaled, d0_doubled = [next(answers) for _ in range(5)]
-        _chk.check_type(d1, float, f"effect_size on {sizes}")
-        assert (d1 > 0) == (expected > 0), (
-            f"effect_size(sx, sy, ddof=1) on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus "
-            "the mean of Y (keep its sign: no absolute value), divided by a standard deviation, which is positive.")
-        _chk.check_close(d_swapped, -d1, f"effect_size(sy, sx, ddof=1) with X and Y swapped ({ny} + {nx} scores), "
-                         "which should be -effect_size(sx, sy, ddof=1)", rtol=1e-9,
-                         hint="Swapping X and Y should flip the sign of d and change nothing else: do not take the "
-                              "absolute value, and use a standard deviation that treats X and Y alike (that of all "
-                              "the scores together).")
-        _chk.check_close(d_scaled, d1, f"effect_size on the same {sizes} multiplied by 10 (which should not change d: "
-                         "it has no units)", rtol=1e-9,
-                         hint="Divide by the standard deviation, the square root of the variance (not by the "
-                              "variance).")
-        _chk.check_close(d0 * np.sqrt((N - 1) / N), d1, f"effect_size with ddof=1 compared with ddof=0 on the same "
-                         f"{sizes} (d with ddof=1 should be d with ddof=0 times sqrt((N - 1) / N))", rtol=1e-9,
-                         hint="Pass ddof on to the standard deviation of all N scores of X and Y together "
-                              "(np.std(pooled, ddof=ddof): N - ddof in the denominator of the variance).")
-        _chk.check_close(d0_doubled, d0, f"effect_size(ddof=0) with each of the {sizes} repeated twice (which should "
-                         "not change d)", rtol=1e-9,
-                         hint="The numerator is the difference of the two means, not of the two sums.")
-        _chk.check_close(d1, expected, f"effect_size on {nx} + {ny} unseen scores with ddof=1", rtol=1e-9,
-                         hint="The denominator is the standard deviation of all the scores of X and Y pooled together "
-                              "(np.concatenate): not of X alone, not the within-group standard deviation of Cohen's "
-                              "d, not the average of the two groups' standard deviations.")
-        _chk.check_close(d0, reference.effect_size_from_scores(sx, sy, ddof=0),
-                         f"effect_size on {nx} + {ny} unseen scores with ddof=0", rtol=1e-9)
-        _chk.check_close(d_default, d1, f"effect_size(sx, sy) without ddof, on {sizes} given as lists, which should "
-                         "equal effect_size(sx, sy, ddof=1)", rtol=1e-9,
-                         hint="The default is ddof=1, the sample standard deviation; lists must work like arrays.")
     runs = []
     for row in (6, 7):
         t = weat_test(row)
         runs.append((row, run_weat(load_default(), t.target_x.used_by_paper, t.target_y.used_by_paper,
                                    t.attribute_a.used_by_paper, t.attribute_b.used_by_paper, rng=0)))
-    with _chk.quiet():  # one request; the answers checked in the order of the calls
+    # each block fails alone: the feedback names every mistake (one block per kind of check, over all the cases)
+    with _chk.every_failure() as each:
+        # own work first, alone: the value checks mean nothing for the course's reference
+        _chk.check_own_work(effect_size, *_OWN, what="`effect_size`",
+                            run=lambda: effect_size([0.3, 0.1, 0.2], [0.0, -0.1]))
+        # one request for the calls other than check_unchanged's: five per case, in this order
+        answers = effect_size.map(call for _, _, sx, sy in cases for call in (
+            Call(sx, sy, ddof=0), Call(list(sx), list(sy)), Call(sy, sx, ddof=1), Call(10.0 * sx, 10.0 * sy, ddof=1),
+            Call(np.concatenate([sx, sx]), np.concatenate([sy, sy]), ddof=0)))
+        D0, DEFAULT, SWAPPED, SCALED, D0_DOUBLED = range(5)
+
+        def answer(k, which):
+            return answers[5 * k + which]
+
+        with each:  # d with ddof=1 on every case: the blocks after this one compare with it
+            d1s = [_chk.check_unchanged(effect_size, sx, sy, ddof=1,
+                                        what=f"effect_size(sx, sy, ddof=1) on {nx} + {ny} scores")
+                   for nx, ny, sx, sy in cases]
+            for (nx, ny, sx, sy), d1 in zip(cases, d1s):
+                _chk.check_type(d1, float, f"effect_size on {nx} + {ny} scores")
+                assert (d1 > 0) == (reference.effect_size_from_scores(sx, sy, ddof=1) > 0), (
+                    f"effect_size(sx, sy, ddof=1) on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X "
+                    "minus the mean of Y (keep its sign: no absolute value), divided by a standard deviation, which is "
+                    "positive.")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(answer(k, SWAPPED), -d1s[k], f"effect_size(sy, sx, ddof=1) with X and Y swapped "
+                                 f"({ny} + {nx} scores), which should be -effect_size(sx, sy, ddof=1)", rtol=1e-9,
+                                 hint="Swapping X and Y should flip the sign of d and change nothing else: do not "
+                                      "take the absolute value, and use a standard deviation that treats X and Y "
+                                      "alike (that of all the scores together).")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(answer(k, SCALED), d1s[k], f"effect_size on the same {nx} + {ny} scores multiplied by "
+                                 "10 (which should not change d: it has no units)", rtol=1e-9,
+                                 hint="Divide by the standard deviation, the square root of the variance (not by the "
+                                      "variance).")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                N = nx + ny
+                _chk.check_close(answer(k, D0) * np.sqrt((N - 1) / N), d1s[k], f"effect_size with ddof=1 compared "
+                                 f"with ddof=0 on the same {nx} + {ny} scores (d with ddof=1 should be d with ddof=0 "
+                                 "times sqrt((N - 1) / N))", rtol=1e-9,
+                                 hint="Pass ddof on to the standard deviation of all N scores of X and Y together "
+                                      "(np.std(pooled, ddof=ddof): N - ddof in the denominator of the variance).")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(answer(k, D0_DOUBLED), answer(k, D0), f"effect_size(ddof=0) with each of the {nx} + "
+                                 f"{ny} scores repeated twice (which should not change d)", rtol=1e-9,
+                                 hint="The numerator is the difference of the two means, not of the two sums.")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(d1s[k], reference.effect_size_from_scores(sx, sy, ddof=1),
+                                 f"effect_size on {nx} + {ny} unseen scores with ddof=1", rtol=1e-9,
+                                 hint="The denominator is the standard deviation of all the scores of X and Y pooled "
+                                      "together (np.concatenate): not of X alone, not the within-group standard "
+                                      "deviation of Cohen's d, not the average of the two groups' standard deviations.")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(answer(k, D0), reference.effect_size_from_scores(sx, sy, ddof=0),
+                                 f"effect_size on {nx} + {ny} unseen scores with ddof=0", rtol=1e-9)
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(answer(k, DEFAULT), d1s[k], f"effect_size(sx, sy) without ddof, on {nx} + {ny} scores "
+                                 "given as lists, which should equal effect_size(sx, sy, ddof=1)", rtol=1e-9,
+                                 hint="The default is ddof=1, the sample standard deviation; lists must work like "
+                                      "arrays.")
+        # one request; the answers checked in the order of the calls
         answers = effect_size.map([(r.scores_x, r.scores_y) for _, r in runs] + [
             ([0.5, 0.25], []), ([0.25, 0.25], [0.25]), Call([0.25, 0.25], [0.25, 0.25], ddof=0)])
-    for i, (row, r) in enumerate(runs):
-        with _chk.quiet():
-            d = answers[i]
-        _chk.check_close(d, reference.effect_size_from_scores(r.scores_x, r.scores_y, ddof=1),
-                         f"effect_size on the GloVe scores of Table 1, row {row}", rtol=1e-9)
-    with _chk.quiet():
-        _chk.check_raises(lambda: answers[2], ValueError, "effect_size with an empty Y should raise ValueError")
-        _chk.check_raises(lambda: answers[3], ValueError,
-                          "effect_size with all scores equal (standard deviation 0) should raise ValueError")
-        _chk.check_raises(lambda: answers[4], ValueError,
-                          "effect_size with all scores equal and ddof=0 should raise ValueError")
+        with each:
+            for i, (row, r) in enumerate(runs):
+                _chk.check_close(answers[i], reference.effect_size_from_scores(r.scores_x, r.scores_y, ddof=1),
+                                 f"effect_size on the GloVe scores of Table 1, row {row}", rtol=1e-9)
+        with each:
+            _chk.check_raises(lambda: answers[2], ValueError, "effect_size with an empty Y should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: answers[3], ValueError,
+                              "effect_size with all scores equal (standard deviation 0) should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: answers[4], ValueError,
+                              "effect_size with all scores equal and ddof=0 should raise ValueError")
 
 
 _BOUND_HINTS = {0: "With ddof=0 the footnote's bound is reached, whatever the number of words.",
@@ -102,65 +127,86 @@ _BOUND_HINTS = {0: "With ddof=0 the footnote's bound is reached, whatever the nu
 def max_effect_size_tests(nb, seed):
     """Hidden tests of the cell `max_effect_size_tests`."""
     max_effect_size = nb.max_effect_size
-    with _chk.quiet():
-        _chk.check_own_work(max_effect_size, *_OWN, what="`max_effect_size`", run=lambda: max_effect_size(3, 1))
     cases = [(n, ddof) for ddof in (0, 1) for n in (1, 2, 6, 8, 25, 100)]
-    with _chk.quiet():  # one request; the answers checked in the order of the calls
-        answers = max_effect_size.map(cases + [(8, 2), (-3, 1)])
-    for i, (n, ddof) in enumerate(cases):
-        with _chk.quiet():
-            m = answers[i]
-        _chk.check_type(m, float, f"max_effect_size({n}, {ddof})")
-        # the most extreme configuration reaches the bound
-        _chk.check_close(m, reference.effect_size_from_scores([1.0] * n, [-1.0] * n, ddof=ddof),
-                         f"max_effect_size({n}, {ddof}), the bound with ddof={ddof} for {n} + {n} target words,",
-                         rtol=1e-9, hint=_BOUND_HINTS[ddof])
-    with _chk.quiet():
-        _chk.check_raises(lambda: answers[len(cases)], ValueError,
-                          "max_effect_size(8, 2) should raise ValueError (ddof must be 0 or 1)")
-        _chk.check_raises(lambda: answers[len(cases) + 1], ValueError, "max_effect_size(-3, 1) should raise ValueError")
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        _chk.check_own_work(max_effect_size, *_OWN, what="`max_effect_size`", run=lambda: max_effect_size(3, 1))
+        answers = max_effect_size.map(cases + [(8, 2), (-3, 1)])  # one request; the answers checked in its order
+        for bound_ddof in (0, 1):  # a block for each bound: a mistake in one of them does not hide the other
+            with each:
+                for i, (n, ddof) in enumerate(cases):
+                    if ddof != bound_ddof:
+                        continue
+                    m = answers[i]
+                    _chk.check_type(m, float, f"max_effect_size({n}, {ddof})")
+                    # the most extreme configuration reaches the bound
+                    _chk.check_close(m, reference.effect_size_from_scores([1.0] * n, [-1.0] * n, ddof=ddof),
+                                     f"max_effect_size({n}, {ddof}), the bound with ddof={ddof} for {n} + {n} target "
+                                     "words,", rtol=1e-9, hint=_BOUND_HINTS[ddof])
+        with each:
+            _chk.check_raises(lambda: answers[len(cases)], ValueError,
+                              "max_effect_size(8, 2) should raise ValueError (ddof must be 0 or 1)")
+        with each:
+            _chk.check_raises(lambda: answers[len(cases) + 1], ValueError,
+                              "max_effect_size(-3, 1) should raise ValueError")
 
 
 def cohens_d_tests(nb, seed):
     """Hidden tests of the cell `cohens_d_tests`."""
     cohens_d = nb.cohens_d
-    with _chk.quiet():
-        _chk.check_own_work(cohens_d, *_OWN, what="`cohens_d`", run=lambda: cohens_d([0.3, 0.1, 0.2], [0.0, -0.1]))
     rng = np.random.default_rng([seed, 1998])
     cases = [(nx, ny, rng.normal(shift, 1.0, nx), rng.normal(0.0, 1.5, ny))
              for nx, ny, shift in [(8, 8, 0.5), (4, 9, 1.0), (30, 30, 6.0), (1, 2, 1.0)]]
-    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
-        answers = iter(cohens_d.map(args for _, _, sx, sy in cases
-                                    for args in ((list(sx), sy), (sy, sx), (10.0 * sx, 10.0 * sy))))
-    for nx, ny, sx, sy in cases:
-        sizes = f"{nx} + {ny} scores"
-        # the two-sample t statistic with equal variances is d / sqrt(1/n_X + 1/n_Y)
-        expected = stats.ttest_ind(sx, sy, equal_var=True).statistic * np.sqrt(1 / nx + 1 / ny)
-        with _chk.quiet():
-            c = _chk.check_unchanged(cohens_d, sx, sy, what=f"cohens_d(sx, sy) on {sizes}")
-            c_list, c_swapped, c_scaled = next(answers), next(answers), next(answers)
-        _chk.check_type(c, float, f"cohens_d on {sizes}")
-        assert (c > 0) == (expected > 0), (
-            f"cohens_d on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus the mean of Y, "
-            "divided by s_p, which is positive (keep the sign: no absolute value).")
-        _chk.check_close(c_swapped, -c, f"cohens_d(sy, sx) with X and Y swapped ({ny} + {nx} scores), which should be "
-                         "-cohens_d(sx, sy)", rtol=1e-9,
-                         hint="Swapping X and Y should flip the sign of d and change nothing else: do not take the "
-                              "absolute value, and pool the spread of both groups in s_p (not one group's standard "
-                              "deviation).")
-        _chk.check_close(c_scaled, c, f"cohens_d on the same {sizes} multiplied by 10 (which should not change d: it "
-                         "has no units)", rtol=1e-9,
-                         hint="Divide by s_p, the square root of the pooled variance (not by the variance).")
-        _chk.check_close(c, expected, f"cohens_d on {nx} + {ny} unseen scores", rtol=1e-9,
-                         hint="s_p pools the within-group sums of squares of X and Y and divides them by "
-                              "n_X + n_Y - 2: it is not the standard deviation of all the scores together (the WEAT's "
-                              "d), not the plain mean of the two groups' variances (right only for equal sizes), not "
-                              "one group's standard deviation.")
-        _chk.check_close(c_list, c, f"cohens_d on {sizes} with X given as a list", rtol=1e-9,
-                         hint="Convert the inputs with np.asarray(..., dtype=float).")
-    with _chk.quiet():  # one request; the answers checked in the order of the calls
+    # the two-sample t statistic with equal variances is d / sqrt(1/n_X + 1/n_Y)
+    expected = [stats.ttest_ind(sx, sy, equal_var=True).statistic * np.sqrt(1 / nx + 1 / ny)
+                for nx, ny, sx, sy in cases]
+    # each block fails alone: the feedback names every mistake (one block per kind of check, over all the cases)
+    with _chk.every_failure() as each:
+        _chk.check_own_work(cohens_d, *_OWN, what="`cohens_d`", run=lambda: cohens_d([0.3, 0.1, 0.2], [0.0, -0.1]))
+        # one request for the calls other than check_unchanged's: three per case, in this order
+        answers = cohens_d.map(args for _, _, sx, sy in cases
+                               for args in ((list(sx), sy), (sy, sx), (10.0 * sx, 10.0 * sy)))
+        LIST, SWAPPED, SCALED = range(3)
+
+        def answer(k, which):
+            return answers[3 * k + which]
+
+        with each:  # d on every case: the blocks after this one compare with it
+            cs = [_chk.check_unchanged(cohens_d, sx, sy, what=f"cohens_d(sx, sy) on {nx} + {ny} scores")
+                  for nx, ny, sx, sy in cases]
+            for (nx, ny, sx, sy), c, e in zip(cases, cs, expected):
+                _chk.check_type(c, float, f"cohens_d on {nx} + {ny} scores")
+                assert (c > 0) == (e > 0), (
+                    f"cohens_d on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus the mean of "
+                    "Y, divided by s_p, which is positive (keep the sign: no absolute value).")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(answer(k, SWAPPED), -cs[k], f"cohens_d(sy, sx) with X and Y swapped ({ny} + {nx} "
+                                 "scores), which should be -cohens_d(sx, sy)", rtol=1e-9,
+                                 hint="Swapping X and Y should flip the sign of d and change nothing else: do not take "
+                                      "the absolute value, and pool the spread of both groups in s_p (not one group's "
+                                      "standard deviation).")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(answer(k, SCALED), cs[k], f"cohens_d on the same {nx} + {ny} scores multiplied by 10 "
+                                 "(which should not change d: it has no units)", rtol=1e-9,
+                                 hint="Divide by s_p, the square root of the pooled variance (not by the variance).")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(cs[k], expected[k], f"cohens_d on {nx} + {ny} unseen scores", rtol=1e-9,
+                                 hint="s_p pools the within-group sums of squares of X and Y and divides them by "
+                                      "n_X + n_Y - 2: it is not the standard deviation of all the scores together "
+                                      "(the WEAT's d), not the plain mean of the two groups' variances (right only for "
+                                      "equal sizes), not one group's standard deviation.")
+        with each:
+            for k, (nx, ny, sx, sy) in enumerate(cases):
+                _chk.check_close(answer(k, LIST), cs[k], f"cohens_d on {nx} + {ny} scores with X given as a list",
+                                 rtol=1e-9, hint="Convert the inputs with np.asarray(..., dtype=float).")
+        # one request; the answers checked in the order of the calls
         answers = cohens_d.map([([], [1.0, 2.0]), ([1.0], [0.5]), ([1.0, 1.0], [0.0, 0.0])])
-        _chk.check_raises(lambda: answers[0], ValueError, "cohens_d with an empty X should raise ValueError")
-        _chk.check_raises(lambda: answers[1], ValueError, "cohens_d with only 2 scores should raise ValueError")
-        _chk.check_raises(lambda: answers[2], ValueError,
-                          "cohens_d with a zero within-group standard deviation should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: answers[0], ValueError, "cohens_d with an empty X should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: answers[1], ValueError, "cohens_d with only 2 scores should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: answers[2], ValueError,
+                              "cohens_d with a zero within-group standard deviation should raise ValueError")

@@ -58,16 +58,11 @@ def _table1_scores(test_id: int):
 def exact_pvalue_tests(nb, seed):
     """Hidden tests of the cell `exact_pvalue_tests`."""
     exact_pvalue = nb.exact_pvalue
-    with _chk.quiet():
-        _chk.check_own_work(exact_pvalue, *PVALUE_REFERENCES, what="`exact_pvalue`",
-                            run=lambda: exact_pvalue([0.3, 0.1, 0.2], [0.0, -0.1, 0.4]))
-        _chk.check_not_using(exact_pvalue, SCIPY_PERMUTATION_TEST, what="`exact_pvalue`",
-                             hint="This exercise asks you to enumerate the splits yourself.")
-
     cases = []  # the calls, made in one request after the loops below, and checked in this order
 
-    def check(sx, sy, alternative, what, hint):
-        cases.append((sx, sy, alternative, what, hint))
+    def check(sx, sy, alternative, what, hint, kind=None):
+        # kind: the block of checks this one belongs to (one message per kind of mistake)
+        cases.append((sx, sy, alternative, what, hint, kind or alternative))
 
     for test_id in (6, 7, 9, 10):
         sx, sy = _table1_scores(test_id)
@@ -78,7 +73,7 @@ def exact_pvalue_tests(nb, seed):
         # Y against X: the observed statistic is negative, so only |s_i| >= |s| gives the two-sided p-value
         check(sy, sx, "two-sided", f"exact_pvalue(scores of Y, scores of X, alternative='two-sided') on Table 1, "
               f"row {test_id} (a negative observed statistic)",
-              f"The observed s is negative here; 'two-sided' counts {COUNTS['two-sided']}.")
+              f"The observed s is negative here; 'two-sided' counts {COUNTS['two-sided']}.", "negative")
     rng = np.random.default_rng([seed, 2017])
     for n in (1, 3, 5, 7):
         sx, sy = rng.normal(0.02, 0.05, n), rng.normal(0.0, 0.05, n)
@@ -88,30 +83,41 @@ def exact_pvalue_tests(nb, seed):
             check(list(sx), sy, alt, f"exact_pvalue on {n} + {n} unseen scores ({alt})",
                   f"'{alt}' counts {COUNTS[alt]}, the observed split included.")
         check(sy, list(sx), "two-sided", f"exact_pvalue on {n} + {n} unseen scores with a negative observed "
-              "statistic (two-sided)", f"'two-sided' counts {COUNTS['two-sided']}.")
+              "statistic (two-sided)", f"'two-sided' counts {COUNTS['two-sided']}.", "negative")
     # ties: exact ones (whole numbers) and floating-point ones (0.1 + 0.2 is not 0.3 in binary)
     for sx, sy in [([2.0, 1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0]), ([0.1, 0.2, 0.6], [0.3, 0.4, 0.5]),
                    ([0.1, 0.7, 0.2], [0.3, 0.6, 0.1]), ([0.4, 0.5, 0.6, 0.0], [0.3, 0.2, 0.1, 0.7])]:
         for alt in ("greater", "less"):
             check(sx, sy, alt, f"exact_pvalue on {len(sx)} + {len(sy)} scores with ties ({alt})",
-                  "Ties (within the tolerance of the docstring) count as at least as extreme.")
-    with _chk.quiet():
-        answers = exact_pvalue.map(Call(sx, sy, alternative=alternative) for sx, sy, alternative, _, _ in cases)
-    for i, (sx, sy, alternative, what, hint) in enumerate(cases):
-        with _chk.quiet():
-            p = answers[i]
-        _chk.check_type(p, float, what)
-        _chk.check_close(p, _exact(sx, sy, alternative), what, rtol=1e-12, atol=0, hint=hint)
-    # the observed split is the most extreme: p is 1 / C(2n, n), never 0 (and "greater" is the default)
-    with _chk.quiet():
-        p = exact_pvalue([1.0] * 5, [0.0] * 5)
-    assert p > 0, "exact_pvalue is 0 when the observed split is the most extreme one; the observed split must count."
-    _chk.check_close(p, _exact([1.0] * 5, [0.0] * 5), "exact_pvalue when the observed split is the most extreme of "
-                     "all", rtol=1e-12, atol=0)
-    with _chk.quiet():
-        _chk.check_raises(lambda: exact_pvalue([], []), ValueError, "exact_pvalue([], []) should raise ValueError")
-        _chk.check_raises(lambda: exact_pvalue([1.0, 0.0], [0.5, 0.2], alternative="bigger"), ValueError,
-                          "exact_pvalue with alternative='bigger' should raise ValueError")
+                  "Ties (within the tolerance of the docstring) count as at least as extreme.", "ties")
+    # each block fails alone: the feedback names every mistake (one block per kind of case)
+    with _chk.every_failure() as each:
+        # own work first, alone: the value checks mean nothing for the course's reference or scipy's test
+        _chk.check_own_work(exact_pvalue, *PVALUE_REFERENCES, what="`exact_pvalue`",
+                            run=lambda: exact_pvalue([0.3, 0.1, 0.2], [0.0, -0.1, 0.4]))
+        _chk.check_not_using(exact_pvalue, SCIPY_PERMUTATION_TEST, what="`exact_pvalue`",
+                             hint="This exercise asks you to enumerate the splits yourself.")
+        answers = exact_pvalue.map(Call(sx, sy, alternative=alternative) for sx, sy, alternative, *_ in cases)
+        for kind in ("greater", "less", "two-sided", "negative", "ties"):
+            with each:
+                for i, (sx, sy, alternative, what, hint, _) in enumerate(cases):
+                    if cases[i][5] != kind:
+                        continue
+                    p = answers[i]
+                    _chk.check_type(p, float, what)
+                    _chk.check_close(p, _exact(sx, sy, alternative), what, rtol=1e-12, atol=0, hint=hint)
+        # the observed split is the most extreme: p is 1 / C(2n, n), never 0 (and "greater" is the default)
+        with each:
+            p = exact_pvalue([1.0] * 5, [0.0] * 5)
+            assert p > 0, ("exact_pvalue is 0 when the observed split is the most extreme one; the observed split "
+                           "must count.")
+            _chk.check_close(p, _exact([1.0] * 5, [0.0] * 5), "exact_pvalue when the observed split is the most "
+                             "extreme of all", rtol=1e-12, atol=0)
+        with each:
+            _chk.check_raises(lambda: exact_pvalue([], []), ValueError, "exact_pvalue([], []) should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: exact_pvalue([1.0, 0.0], [0.5, 0.2], alternative="bigger"), ValueError,
+                              "exact_pvalue with alternative='bigger' should raise ValueError")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -151,22 +157,24 @@ def _check_drawing(plot_null_distribution, null, observed, what, **kwargs):
 def plot_null_distribution_tests(nb, seed):
     """Hidden tests of the cell `plot_null_distribution_tests`."""
     plot_null_distribution = nb.plot_null_distribution
-    with _chk.quiet():
-        _chk.check_own_work(plot_null_distribution, "null_distribution", what="`plot_null_distribution`",
-                            run=lambda: plot_null_distribution([0.0, 1.0, 1.0, 2.0], 1.0, _new_axes(), bins=2))
     rng = np.random.default_rng([seed, 505])
     # all 70 splits of 4 + 4 unseen scores; X's scores are the smaller ones, so the observed statistic is negative
     sx, sy = rng.normal(0.0, 0.05, 4), rng.normal(0.08, 0.05, 4)
     if sx.sum() > sy.sum():
         sx, sy = sy, sx
-    res = permutation_test(sx, sy, method="exact")
-    _check_drawing(plot_null_distribution, list(res.null_distribution), res.statistic,
-                   "plot_null_distribution on the 70 splits of 4 + 4 unseen scores (bins=7)", bins=7)
+    exact = permutation_test(sx, sy, method="exact")
     # 3,000 sampled splits of 10 + 10 unseen scores, with the default number of bins
-    res = permutation_test(rng.normal(0.03, 0.05, 10), rng.normal(0.0, 0.05, 10), method="sampled",
-                           n_resamples=3000, rng=rng)
-    _check_drawing(plot_null_distribution, res.null_distribution, res.statistic,
-                   "plot_null_distribution on 3,000 sampled splits (default bins)")
+    sampled = permutation_test(rng.normal(0.03, 0.05, 10), rng.normal(0.0, 0.05, 10), method="sampled",
+                               n_resamples=3000, rng=rng)
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        _chk.check_own_work(plot_null_distribution, "null_distribution", what="`plot_null_distribution`",
+                            run=lambda: plot_null_distribution([0.0, 1.0, 1.0, 2.0], 1.0, _new_axes(), bins=2))
+        with each:
+            _check_drawing(plot_null_distribution, list(exact.null_distribution), exact.statistic,
+                           "plot_null_distribution on the 70 splits of 4 + 4 unseen scores (bins=7)", bins=7)
+        with each:
+            _check_drawing(plot_null_distribution, sampled.null_distribution, sampled.statistic,
+                           "plot_null_distribution on 3,000 sampled splits (default bins)")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -206,60 +214,72 @@ def _middling_scores(rng):
 def sampled_pvalue_tests(nb, seed):
     """Hidden tests of the cell `sampled_pvalue_tests`."""
     sampled_pvalue = nb.sampled_pvalue
-    with _chk.quiet():
+    row10 = _table1_scores(10)
+    rng = np.random.default_rng([seed, 99])
+    middling = _middling_scores(rng)
+    # each block fails alone: the feedback names every mistake
+    with _chk.every_failure() as each:
+        # own work first, alone: the value checks mean nothing for the course's reference or scipy's test
         _chk.check_own_work(sampled_pvalue, *PVALUE_REFERENCES, what="`sampled_pvalue`",
                             run=lambda: sampled_pvalue([0.3, 0.1, 0.2], [0.0, -0.1, 0.4], 50, 0))
         _chk.check_not_using(sampled_pvalue, SCIPY_PERMUTATION_TEST, what="`sampled_pvalue`",
                              hint="This exercise asks you to draw the splits yourself.")
-    sx, sy = _table1_scores(10)
-    for alt in ("greater", "two-sided", "less"):
-        with _chk.quiet():
-            p = sampled_pvalue(sx, sy, 20_000, 5, alternative=alt)
-        what = f"sampled_pvalue on Table 1, row 10 ({alt})"
-        _chk.check_type(p, float, what)
-        _check_form(p, 20_000, what)
-        _check_band(p, _exact(sx, sy, alt), 20_000, what, "each split must be a permutation of the pooled scores (no "
-                    f"replacement), and '{alt}' counts the splits with {COUNTS[alt]}.")
-    # Y against X: a negative observed statistic, where only |s_i| >= |s| gives the two-sided p-value
-    with _chk.quiet():
-        p = sampled_pvalue(sy, sx, 20_000, 6, alternative="two-sided")
-    what = "sampled_pvalue(scores of Y, scores of X, ...) on Table 1, row 10 (two-sided, a negative observed statistic)"
-    _check_form(p, 20_000, what)
-    _check_band(p, _exact(sy, sx, "two-sided"), 20_000, what,
-                f"'two-sided' counts the splits with {COUNTS['two-sided']}.")
-    # reproducible with a seed and with a Generator; different from other seeds'
-    rng = np.random.default_rng([seed, 99])
-    sx, sy = _middling_scores(rng)
-    with _chk.quiet():
-        runs = [sampled_pvalue(sx, sy, 4000, s) for s in (11, 11, 12, 13)]
-        g1 = sampled_pvalue(sx, sy, 4000, np.random.default_rng([seed, 21]))
-        g2 = sampled_pvalue(sx, sy, 4000, np.random.default_rng([seed, 21]))
-    assert runs[0] == runs[1], f"sampled_pvalue gives different p-values for the same seed. {_SEED_CAUSES}"
-    assert g1 == g2, f"sampled_pvalue gives different p-values for two Generators made from the same seed. {_SEED_CAUSES}"
-    assert len(set(runs)) > 1, "sampled_pvalue gives the same p-value for different seeds; is rng used?"
-    for p in runs + [g1]:
-        _check_form(p, 4000, "sampled_pvalue on 10 + 10 unseen scores")
-        _check_band(p, _exact(sx, sy), 4000, "sampled_pvalue on 10 + 10 unseen scores")
-    # the same scores, two-sided: their observed statistic is negative
-    with _chk.quiet():
-        p = sampled_pvalue(sx, sy, 4000, np.random.default_rng([seed, 22]), alternative="two-sided")
-    _check_form(p, 4000, "sampled_pvalue on 10 + 10 unseen scores (two-sided)")
-    _check_band(p, _exact(sx, sy, "two-sided"), 4000, "sampled_pvalue on 10 + 10 unseen scores with a negative "
-                "observed statistic (two-sided)", f"'two-sided' counts the splits with {COUNTS['two-sided']}.")
-    # without replacement: only a permutation of the pooled scores gives these exact p-values
-    for sx, sy, n_resamples in [([1.0] * 4, [0.0] * 4, 20_000), ([10.0, 0.0, 0.0, 0.0, 0.0], [0.0] * 5, 5_000)]:
-        with _chk.quiet():
-            p = sampled_pvalue(sx, sy, n_resamples, 3)
-        _check_form(p, n_resamples, f"sampled_pvalue({sx}, {sy})")
-        _check_band(p, _exact(sx, sy), n_resamples, f"sampled_pvalue({sx}, {sy})")
-    # the observed split is the most extreme of 12,870: k is (almost) always 0, and p must still be > 0
-    with _chk.quiet():
-        p = sampled_pvalue([1.0] * 8, [0.0] * 8, 100, 8)
-    _check_form(p, 100, "sampled_pvalue when the observed split is the most extreme one")
-    with _chk.quiet():
-        _chk.check_raises(lambda: sampled_pvalue([1.0, 2.0], [0.0], 100, 0), ValueError,
-                          "sampled_pvalue with sets of different sizes should raise ValueError")
-        _chk.check_raises(lambda: sampled_pvalue([1.0, 2.0], [0.0, 1.0], 0, 0), ValueError,
-                          "sampled_pvalue with n_resamples=0 should raise ValueError")
-        _chk.check_raises(lambda: sampled_pvalue([], [], 100, 0), ValueError,
-                          "sampled_pvalue([], [], ...) should raise ValueError")
+        sx, sy = row10
+        for alt in ("greater", "two-sided", "less"):
+            with each:
+                p = sampled_pvalue(sx, sy, 20_000, 5, alternative=alt)
+                what = f"sampled_pvalue on Table 1, row 10 ({alt})"
+                _chk.check_type(p, float, what)
+                _check_form(p, 20_000, what)
+                _check_band(p, _exact(sx, sy, alt), 20_000, what, "each split must be a permutation of the pooled "
+                            f"scores (no replacement), and '{alt}' counts the splits with {COUNTS[alt]}.")
+        # Y against X: a negative observed statistic, where only |s_i| >= |s| gives the two-sided p-value
+        with each:
+            p = sampled_pvalue(sy, sx, 20_000, 6, alternative="two-sided")
+            what = ("sampled_pvalue(scores of Y, scores of X, ...) on Table 1, row 10 (two-sided, a negative observed "
+                    "statistic)")
+            _check_form(p, 20_000, what)
+            _check_band(p, _exact(sy, sx, "two-sided"), 20_000, what,
+                        f"'two-sided' counts the splits with {COUNTS['two-sided']}.")
+        # reproducible with a seed and with a Generator; different from other seeds'
+        sx, sy = middling
+        with each:  # the p-values of this block are checked again in the next one
+            runs = [sampled_pvalue(sx, sy, 4000, s) for s in (11, 11, 12, 13)]
+            g1 = sampled_pvalue(sx, sy, 4000, np.random.default_rng([seed, 21]))
+            g2 = sampled_pvalue(sx, sy, 4000, np.random.default_rng([seed, 21]))
+            assert runs[0] == runs[1], f"sampled_pvalue gives different p-values for the same seed. {_SEED_CAUSES}"
+            assert g1 == g2, (f"sampled_pvalue gives different p-values for two Generators made from the same seed. "
+                              f"{_SEED_CAUSES}")
+            assert len(set(runs)) > 1, "sampled_pvalue gives the same p-value for different seeds; is rng used?"
+        with each:
+            for p in runs + [g1]:
+                _check_form(p, 4000, "sampled_pvalue on 10 + 10 unseen scores")
+                _check_band(p, _exact(sx, sy), 4000, "sampled_pvalue on 10 + 10 unseen scores")
+        # the same scores, two-sided: their observed statistic is negative
+        with each:
+            p = sampled_pvalue(sx, sy, 4000, np.random.default_rng([seed, 22]), alternative="two-sided")
+            _check_form(p, 4000, "sampled_pvalue on 10 + 10 unseen scores (two-sided)")
+            _check_band(p, _exact(sx, sy, "two-sided"), 4000, "sampled_pvalue on 10 + 10 unseen scores with a "
+                        "negative observed statistic (two-sided)",
+                        f"'two-sided' counts the splits with {COUNTS['two-sided']}.")
+        # without replacement: only a permutation of the pooled scores gives these exact p-values
+        for sx, sy, n_resamples, what in [
+                ([1.0] * 4, [0.0] * 4, 20_000, "sampled_pvalue on 4 + 4 scores of two values"),
+                ([10.0, 0.0, 0.0, 0.0, 0.0], [0.0] * 5, 5_000, "sampled_pvalue on 5 + 5 scores, all tied but one")]:
+            with each:
+                p = sampled_pvalue(sx, sy, n_resamples, 3)
+                _check_form(p, n_resamples, what)
+                _check_band(p, _exact(sx, sy), n_resamples, what)
+        # the observed split is the most extreme of 12,870: k is (almost) always 0, and p must still be > 0
+        with each:
+            p = sampled_pvalue([1.0] * 8, [0.0] * 8, 100, 8)
+            _check_form(p, 100, "sampled_pvalue when the observed split is the most extreme one")
+        with each:
+            _chk.check_raises(lambda: sampled_pvalue([1.0, 2.0], [0.0], 100, 0), ValueError,
+                              "sampled_pvalue with sets of different sizes should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: sampled_pvalue([1.0, 2.0], [0.0, 1.0], 0, 0), ValueError,
+                              "sampled_pvalue with n_resamples=0 should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: sampled_pvalue([], [], 100, 0), ValueError,
+                              "sampled_pvalue([], [], ...) should raise ValueError")

@@ -170,32 +170,38 @@ def bootstrap_effect_sizes_tests(nb, seed):
     rng = np.random.default_rng([seed, 9404])
     sets = [rng.normal(size=(k, 6)) for k in (5, 4, 6, 3)]
     expected = _reference.bootstrap_effect_sizes(*sets, n_resamples=40, rng=np.random.default_rng([seed, 77]))
-    with _chk.quiet():
+    key = int(rng.integers(2**31))
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
         _chk.check_own_work(bootstrap_effect_sizes, "bootstrap_effect_sizes", what="`bootstrap_effect_sizes`",
                             run=lambda: bootstrap_effect_sizes(*sets, n_resamples=3, rng=np.random.default_rng(1)))
-        got = _chk.check_unchanged(bootstrap_effect_sizes, *sets, n_resamples=40,
-                                   rng=np.random.default_rng([seed, 77]),
-                                   what="bootstrap_effect_sizes(X, Y, A, B, ...) on float64 arrays")
-        _chk.check_shape(got, (40,), "bootstrap_effect_sizes with n_resamples=40")
-        _chk.check_close(got, expected, "The bootstrap effect sizes on random sets of sizes 5, 4, 6 and 3",
-                         rtol=1e-6, atol=1e-9, hint="Check the draws (for each replicate in turn: X, Y, A, then B, one "
-                         "rng.integers(0, len(S), size=len(S)) call each) and each replicate's effect size (cosines, "
-                         "means over the words of A and B, standard deviation with ddof=1).")
-        _chk.check_raises(lambda: bootstrap_effect_sizes(sets[0][:0], *sets[1:], n_resamples=3,
-                                                         rng=np.random.default_rng(0)),
-                          ValueError, "An empty target set should raise ValueError")
-        _chk.check_raises(lambda: bootstrap_effect_sizes(sets[0], sets[1], np.vstack([sets[2], np.zeros(6)]), sets[3],
-                                                         n_resamples=3, rng=np.random.default_rng(0)),
-                          ValueError, "An attribute set with a zero vector should raise ValueError")
-        # a seed in place of a Generator (the course's convention, notebook 5): np.random.default_rng(seed)
-        key = int(rng.integers(2**31))
-        _chk.check_close(bootstrap_effect_sizes(*sets, n_resamples=10, rng=key),
-                         _reference.bootstrap_effect_sizes(*sets, n_resamples=10, rng=np.random.default_rng(key)),
-                         "bootstrap_effect_sizes(X, Y, A, B, n_resamples=10, rng=seed) with an int seed", rtol=1e-6, atol=1e-9,
-                         hint="rng may be a seed or a Generator: draw from np.random.default_rng(rng).")
-        undefined = bootstrap_effect_sizes(np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0]]),
-                                           np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), n_resamples=3,
-                                           rng=np.random.default_rng(2))
-    _chk.check_close(np.isnan(undefined), np.ones(3),
-                     "Whether each replicate is NaN when X and Y hold the same word (all scores equal)",
-                     hint="The effect size is 0/0 there: the docstring asks for NaN.")
+        with each:
+            got = _chk.check_unchanged(bootstrap_effect_sizes, *sets, n_resamples=40,
+                                       rng=np.random.default_rng([seed, 77]),
+                                       what="bootstrap_effect_sizes(X, Y, A, B, ...) on float64 arrays")
+            _chk.check_shape(got, (40,), "bootstrap_effect_sizes with n_resamples=40")
+            _chk.check_close(got, expected, "The bootstrap effect sizes on random sets of sizes 5, 4, 6 and 3",
+                             rtol=1e-6, atol=1e-9, hint="Check the draws (for each replicate in turn: X, Y, A, then B, "
+                             "one rng.integers(0, len(S), size=len(S)) call each) and each replicate's effect size "
+                             "(cosines, means over the words of A and B, standard deviation with ddof=1).")
+        with each:
+            _chk.check_raises(lambda: bootstrap_effect_sizes(sets[0][:0], *sets[1:], n_resamples=3,
+                                                             rng=np.random.default_rng(0)),
+                              ValueError, "An empty target set should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: bootstrap_effect_sizes(sets[0], sets[1], np.vstack([sets[2], np.zeros(6)]),
+                                                             sets[3], n_resamples=3, rng=np.random.default_rng(0)),
+                              ValueError, "An attribute set with a zero vector should raise ValueError")
+        with each:
+            # a seed in place of a Generator (the course's convention, notebook 5): np.random.default_rng(seed)
+            _chk.check_close(bootstrap_effect_sizes(*sets, n_resamples=10, rng=key),
+                             _reference.bootstrap_effect_sizes(*sets, n_resamples=10, rng=np.random.default_rng(key)),
+                             "bootstrap_effect_sizes(X, Y, A, B, n_resamples=10, rng=seed) with an int seed",
+                             rtol=1e-6, atol=1e-9, hint="rng may be a seed or a Generator: draw from "
+                             "np.random.default_rng(rng).")
+        with each:
+            undefined = bootstrap_effect_sizes(np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[1.0, 0.0]]),
+                                               np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]]), n_resamples=3,
+                                               rng=np.random.default_rng(2))
+            _chk.check_close(np.isnan(undefined), np.ones(3),
+                             "Whether each replicate is NaN when X and Y hold the same word (all scores equal)",
+                             hint="The effect size is 0/0 there: the docstring asks for NaN.")

@@ -28,19 +28,24 @@ VOCABULARY = {"zest", "cheer", "bliss", "amity", "happy", "gloom", "office", "es
 def load_lexicon_tests(nb, seed):
     """Capitals, spaces, repeats, the file's order, exact category names, no word found; own work."""
     load_lexicon = nb.load_lexicon
-    with _chk.quiet():
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        # own work first, alone (its run is also the first value check)
         found, missing = _chk.check_own_work(load_lexicon, "load_lexicon", "empath_category", what="`load_lexicon`",
                                              run=lambda: load_lexicon(LEXICON, "positive_emotion", VOCABULARY))
-        assert [list(found), list(missing)] == [["zest", "cheer", "bliss", "amity", "happy"], ["qqqx"]], (
-            "load_lexicon on a file with capitals, spaces, a repeated word and an out-of-vocabulary word is not "
-            "right.")
-        found, missing = load_lexicon(LEXICON, "work", VOCABULARY)
-        assert [list(found), list(missing)] == [["office"], []], (
-            "'work' must match the category exactly (not 'homework').")
-        _chk.check_raises(lambda: load_lexicon(LEXICON, "emotion", VOCABULARY), ValueError,
-                          "A category name that is only part of other names should raise ValueError")
-        _chk.check_raises(lambda: load_lexicon(LEXICON, "negative_emotion", {"happy"}), ValueError,
-                          "A category with no word in the vocabulary should raise ValueError")
+        with each:
+            assert [list(found), list(missing)] == [["zest", "cheer", "bliss", "amity", "happy"], ["qqqx"]], (
+                "load_lexicon on a file with capitals, spaces, a repeated word and an out-of-vocabulary word is not "
+                "right.")
+        with each:
+            found, missing = load_lexicon(LEXICON, "work", VOCABULARY)
+            assert [list(found), list(missing)] == [["office"], []], (
+                "'work' must match the category exactly (not 'homework').")
+        with each:
+            _chk.check_raises(lambda: load_lexicon(LEXICON, "emotion", VOCABULARY), ValueError,
+                              "A category name that is only part of other names should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: load_lexicon(LEXICON, "negative_emotion", {"happy"}), ValueError,
+                              "A category with no word in the vocabulary should raise ValueError")
 
 
 #: The usual mistakes of Exercise 2, each as the options of :func:`_variant` that make it.
@@ -92,16 +97,20 @@ def large_list_effect_size_tests(nb, seed):
     sets[0][:, 0] += 1.5   # X and A share a component along the first axis
     sets[2][:, 0] += 1.5
     sets2 = [rng.normal(size=(k, 5)) for k in (2, 9, 3, 13)]
-    with _chk.quiet():
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        # own work first, alone (its run is also the first value check)
         d = _chk.check_own_work(large_list_effect_size, "effect_size", "effect_size_from_scores", "association",
                                 "differential_association", what="`large_list_effect_size`",
                                 run=lambda: large_list_effect_size(*sets))
-        _chk.check_close(d, _reference.effect_size(*sets),
-                         "large_list_effect_size on random sets of sizes 7, 3, 11 and 4", rtol=1e-7, atol=1e-10,
-                         hint=_likely_mistake(d, sets))
-        d2 = large_list_effect_size(*sets2)
-        _chk.check_close(d2, _reference.effect_size(*sets2),
-                         "large_list_effect_size on random sets of sizes 2, 9, 3 and 13", rtol=1e-7, atol=1e-10,
-                         hint=_likely_mistake(d2, sets2))
-        _chk.check_raises(lambda: large_list_effect_size(np.vstack([sets[0], np.zeros(6)]), *sets[1:]), ValueError,
-                          "A zero vector should raise ValueError")
+        with each:
+            _chk.check_close(d, _reference.effect_size(*sets),
+                             "large_list_effect_size on random sets of sizes 7, 3, 11 and 4", rtol=1e-7, atol=1e-10,
+                             hint=_likely_mistake(d, sets))
+        with each:
+            d2 = large_list_effect_size(*sets2)
+            _chk.check_close(d2, _reference.effect_size(*sets2),
+                             "large_list_effect_size on random sets of sizes 2, 9, 3 and 13", rtol=1e-7, atol=1e-10,
+                             hint=_likely_mistake(d2, sets2))
+        with each:
+            _chk.check_raises(lambda: large_list_effect_size(np.vstack([sets[0], np.zeros(6)]), *sets[1:]),
+                              ValueError, "A zero vector should raise ValueError")

@@ -39,29 +39,39 @@ def cooccurrence_counts_tests(nb, seed):
     sents = _random_corpus(rng, 60, 9)
     vocab = [f"w{k}" for k in range(9)]
     ids, sent = _encode(sents, vocab)
-    with _chk.quiet():
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        # own work first, alone (its run is also the first value check)
         C = _chk.check_own_work(cooccurrence_counts, "cooccurrence_counts", what="`cooccurrence_counts`",
                                 run=lambda: cooccurrence_counts(ids, sent, 9, 2))
-        _chk.check_shape(C, (9, 9), "cooccurrence_counts on a random corpus of 9 words")
-        _chk.check_close(C, _reference.cooccurrence_counts(sents, vocab, 2).toarray(),
-                         "cooccurrence_counts (window 2) on 60 random sentences with words outside the vocabulary",
-                         rtol=0, atol=0)
-        for window in (1, 3, 5, 12):
-            _chk.check_close(cooccurrence_counts(ids, sent, 9, window),
-                             _reference.cooccurrence_counts(sents, vocab, window).toarray(),
-                             f"cooccurrence_counts with window {window} on 60 random sentences", rtol=0, atol=0)
-        # a vocabulary word that never occurs keeps its (zero) row and column
-        _chk.check_close(cooccurrence_counts(ids, sent, 11, 2)[:9, :9], C,
-                         "cooccurrence_counts with n_words larger than the words that occur", rtol=0, atol=0)
-        one = cooccurrence_counts(np.array([3]), np.array([0]), 4, 2)
-        _chk.check_close(one, np.zeros((4, 4)), "cooccurrence_counts of a one-word corpus", rtol=0, atol=0)
-        _chk.check_raises(lambda: cooccurrence_counts(ids, sent, 9, 0), ValueError, "A window of 0 should raise ValueError")
-        _chk.check_raises(lambda: cooccurrence_counts(ids, sent[:-1], 9, 2), ValueError,
-                          "ids and sentence of different lengths should raise ValueError")
-        _chk.check_raises(lambda: cooccurrence_counts(ids, sent, 5, 2), ValueError,
-                          "An index at least n_words should raise ValueError")
-    _chk.check_vectorised(cooccurrence_counts, hint="Make every pair (i, i + k) at once by broadcasting the "
-                          "positions against the distances 1 .. window, then count the pairs with np.bincount.")
+        with each:  # C is compared again in the block on n_words
+            _chk.check_shape(C, (9, 9), "cooccurrence_counts on a random corpus of 9 words")
+            _chk.check_close(C, _reference.cooccurrence_counts(sents, vocab, 2).toarray(),
+                             "cooccurrence_counts (window 2) on 60 random sentences with words outside the vocabulary",
+                             rtol=0, atol=0)
+        with each:
+            for window in (1, 3, 5, 12):
+                _chk.check_close(cooccurrence_counts(ids, sent, 9, window),
+                                 _reference.cooccurrence_counts(sents, vocab, window).toarray(),
+                                 f"cooccurrence_counts with window {window} on 60 random sentences", rtol=0, atol=0)
+        with each:
+            # a vocabulary word that never occurs keeps its (zero) row and column
+            _chk.check_close(cooccurrence_counts(ids, sent, 11, 2)[:9, :9], C,
+                             "cooccurrence_counts with n_words larger than the words that occur", rtol=0, atol=0)
+        with each:
+            one = cooccurrence_counts(np.array([3]), np.array([0]), 4, 2)
+            _chk.check_close(one, np.zeros((4, 4)), "cooccurrence_counts of a one-word corpus", rtol=0, atol=0)
+        with each:
+            _chk.check_raises(lambda: cooccurrence_counts(ids, sent, 9, 0), ValueError,
+                              "A window of 0 should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: cooccurrence_counts(ids, sent[:-1], 9, 2), ValueError,
+                              "ids and sentence of different lengths should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: cooccurrence_counts(ids, sent, 5, 2), ValueError,
+                              "An index at least n_words should raise ValueError")
+        with each:
+            _chk.check_vectorised(cooccurrence_counts, hint="Make every pair (i, i + k) at once by broadcasting the "
+                                  "positions against the distances 1 .. window, then count the pairs with np.bincount.")
 
 
 def ppmi_tests(nb, seed):
@@ -74,25 +84,33 @@ def ppmi_tests(nb, seed):
     C[:, 4] = 0.0        # a context never seen
     C[0, 0] = 9.0
     expected = _reference.ppmi(C).toarray()
-    with _chk.quiet():
-        _chk.check_own_work(ppmi, "ppmi", what="`ppmi`", run=lambda: ppmi(C))
-        P = _chk.check_unchanged(ppmi, C, what="ppmi(C) on a float64 array")
-        _chk.check_shape(P, (7, 5), "ppmi of a 7 x 5 matrix of counts")
-        assert np.isfinite(P).all(), "ppmi returned NaN or infinity for a matrix with a row and a column of zeros."
-        _chk.check_close(P, expected, "ppmi of random counts that are not symmetric (with a row and a column of zeros)",
-                         rtol=1e-10, atol=1e-12)
-        counts = rng.integers(0, 4, size=(6, 6)).tolist()
-        counts[0][0] = 5
-        _chk.check_close(ppmi(counts), _reference.ppmi(counts).toarray(), "ppmi of a list of lists of integers",
-                         rtol=1e-10, atol=1e-12)
-        _chk.check_raises(lambda: ppmi(np.array([[1.0, -1.0], [2.0, 0.0]])), ValueError,
-                          "A negative count should raise ValueError")
-        _chk.check_raises(lambda: ppmi(np.array([[1.0, np.nan], [2.0, 0.0]])), ValueError,
-                          "A NaN count should raise ValueError")
-        _chk.check_raises(lambda: ppmi(np.zeros((3, 2))), ValueError, "A matrix of zeros should raise ValueError")
-        _chk.check_raises(lambda: ppmi(np.ones(4)), ValueError, "A 1-D array should raise ValueError")
-    _chk.check_vectorised(ppmi, hint="Compute the row and column sums once and the whole matrix of PMI with "
-                          "broadcasting; np.where or a boolean mask handles the zeros.")
+    counts = rng.integers(0, 4, size=(6, 6)).tolist()
+    counts[0][0] = 5
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
+        _chk.check_own_work(ppmi, "ppmi", what="`ppmi`", run=lambda: ppmi(C))   # own work first, alone
+        with each:
+            P = _chk.check_unchanged(ppmi, C, what="ppmi(C) on a float64 array")
+            _chk.check_shape(P, (7, 5), "ppmi of a 7 x 5 matrix of counts")
+            assert np.isfinite(P).all(), ("ppmi returned NaN or infinity for a matrix with a row and a column of "
+                                          "zeros.")
+            _chk.check_close(P, expected, "ppmi of random counts that are not symmetric (with a row and a column of "
+                             "zeros)", rtol=1e-10, atol=1e-12)
+        with each:
+            _chk.check_close(ppmi(counts), _reference.ppmi(counts).toarray(), "ppmi of a list of lists of integers",
+                             rtol=1e-10, atol=1e-12)
+        with each:
+            _chk.check_raises(lambda: ppmi(np.array([[1.0, -1.0], [2.0, 0.0]])), ValueError,
+                              "A negative count should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: ppmi(np.array([[1.0, np.nan], [2.0, 0.0]])), ValueError,
+                              "A NaN count should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: ppmi(np.zeros((3, 2))), ValueError, "A matrix of zeros should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: ppmi(np.ones(4)), ValueError, "A 1-D array should raise ValueError")
+        with each:
+            _chk.check_vectorised(ppmi, hint="Compute the row and column sums once and the whole matrix of PMI with "
+                                  "broadcasting; np.where or a boolean mask handles the zeros.")
 
 
 def swap_gendered_tests(nb, seed):
@@ -104,19 +122,24 @@ def swap_gendered_tests(nb, seed):
     words = np.array([w for p in pairs for w in p] + ["the", "saw", "engineer", "nurse", "and"])
     sents = [list(words[rng.integers(len(words), size=rng.integers(1, 8))]) for _ in range(20)] + [[]]
     expected = _reference.counterfactual_augmentation(sents, pairs)[len(sents):]
-    with _chk.quiet():
+    with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
         _chk.check_own_work(swap_gendered, "counterfactual_augmentation", what="`swap_gendered`",
-                            run=lambda: swap_gendered(sents, pairs))
+                            run=lambda: swap_gendered(sents, pairs))   # own work first, alone
         got, after = swap_gendered.call_returning_args(sents, pairs)
-        assert after[0] == sents, "swap_gendered changed the caller's sentences: build new lists."
-        assert isinstance(got, list) and len(got) == len(sents), (
-            f"swap_gendered should return a list of {len(sents)} sentences.")
-        assert [list(s) for s in got] == expected, (
-            "swap_gendered on 21 random sentences (one of them empty) with four pairs is not right: every word of a "
-            "pair becomes its partner, both directions at once, and every other word stays.")
-        twice = swap_gendered(swap_gendered(sents, pairs), pairs)
-        assert [list(s) for s in twice] == sents, "Swapping twice should give the original sentences back."
-        _chk.check_raises(lambda: swap_gendered(sents, [("he", "she"), ("she", "her")]), ValueError,
-                          "A word in two pairs should raise ValueError")
-        _chk.check_raises(lambda: swap_gendered(sents, [("king", "king")]), ValueError,
-                          "A pair with the same word twice should raise ValueError")
+        with each:
+            assert after[0] == sents, "swap_gendered changed the caller's sentences: build new lists."
+        with each:
+            assert isinstance(got, list) and len(got) == len(sents), (
+                f"swap_gendered should return a list of {len(sents)} sentences.")
+            assert [list(s) for s in got] == expected, (
+                "swap_gendered on 21 random sentences (one of them empty) with four pairs is not right: every word of "
+                "a pair becomes its partner, both directions at once, and every other word stays.")
+        with each:
+            twice = swap_gendered(swap_gendered(sents, pairs), pairs)
+            assert [list(s) for s in twice] == sents, "Swapping twice should give the original sentences back."
+        with each:
+            _chk.check_raises(lambda: swap_gendered(sents, [("he", "she"), ("she", "her")]), ValueError,
+                              "A word in two pairs should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: swap_gendered(sents, [("king", "king")]), ValueError,
+                              "A pair with the same word twice should raise ValueError")

@@ -920,3 +920,25 @@ def test_a_passed_tests_note_is_printed_in_its_cell():
     nj._case = lambda gid: (lambda nb, seed: "Note: judged alone.")
     nj.judge_cell(Executor(), cell, 0)
     assert [o.get("output_type") for o in cell.outputs] == ["stream"] and cell.outputs[0]["text"] == "Note: judged alone.\n"
+
+
+def test_a_callee_note_compares_answers_by_value():
+    """callee_note's comparison: KeyedVectors by keys and vectors (two objects with the same content agree),
+    containers and records item by item, numbers within float32's rounding; a real difference disagrees."""
+    from gensim.models import KeyedVectors
+
+    from helpers.grading.judge.api import _same
+
+    def kv(words, vectors):
+        out = KeyedVectors(2)
+        out.add_vectors(words, np.asarray(vectors, dtype=np.float32))
+        return out
+
+    assert _same(kv(["a", "b"], [[1, 0], [0, 1]]), kv(["a", "b"], [[1, 0], [0, 1]]))
+    assert not _same(kv(["a", "b"], [[1, 0], [0, 1]]), kv(["b", "a"], [[0, 1], [1, 0]]))
+    assert not _same(kv(["a"], [[1, 0]]), kv(["a"], [[1, 0.01]]))
+    assert _same({"x": [1.0, np.float32(0.1)]}, {"x": [1.0, 0.1]}) and not _same({"x": 1.0}, {"y": 1.0})
+    assert _same(Record("R", {"p": 0.5}), Record("R", {"p": 0.5 + 1e-12})) and not _same(Record("R", {"p": 0.5}),
+                                                                                      Record("R", {"p": 0.6}))
+    assert _same(np.array(["a", "b"]), np.array(["a", "b"])) and not _same([1.0, 2.0], (1.0, 2.0))
+    assert _same(float("nan"), np.nan) and not _same(1.0, "1.0")

@@ -200,6 +200,10 @@ def test_test_cells_silent_on_correct_answer(round_trip):
         nb = nbt.read_nb(folder / f"{name}.ipynb")
         noisy = {nbt.grade_id(c): nbt.stderr_outputs(c)[:300] for c in nbt.test_cells(nb) if nbt.stderr_outputs(c)}
         assert not noisy, f"{name}.ipynb: test cells wrote to stderr on a correct answer (nbgrader scores that 0): {noisy}"
+        # a function judged alone (issue 42) gets a note only when the student's own callee changes its result
+        noted = [nbt.grade_id(c) for c in nbt.test_cells(nb) if any(
+            "the hidden tests judge" in o.get("text", "") for o in c.get("outputs", []) if o.get("output_type") == "stream")]
+        assert not noted, f"{name}.ipynb: a correct answer got a note that blames a callee in {noted}"
 
 
 # 6 ------------------------------------------------------------------------------------------

@@ -1,9 +1,14 @@
 """Known-wrong answers to 11_enumerating_biases that the autograder must catch (format: CONTRIBUTING.md, "Mutants").
 
-``rotation_pvalues`` calls the student's ``random_rotation``, so a wrong rotation also costs
-Exercise 2 (its hidden tests compute the expected p-values with the course's reference rotation).
+``rotation_pvalues`` calls ``random_rotation``. Its hidden tests judge it on its own (issue 42): they call it with the
+course's version of ``random_rotation`` in place of the student's, so a wrong rotation costs Exercise 1 only. A
+mutant whose loss changed with that says so: ``was`` lists the cells it lost before, along the chain. Its visible
+checks still call the student's ``random_rotation``: each call draws from a Generator's current state, so its
+values cannot be written out in a table (``known_values``); they check no p-value, only the shape, the range,
+ties and reproducibility, so only a rotation that is not reproducible still costs Exercise 2 there.
 """
 
+#: What a wrong random_rotation lost while rotation_pvalues' hidden tests used it (before issue 42).
 _ROTATION_FAILS = ["random_rotation_tests", "rotation_pvalues_tests"]
 _SIGNS = "return Q * signs"
 _GAUSSIAN = "Z = gen.standard_normal((d, d))"
@@ -46,13 +51,15 @@ def benjamini_hochberg(p):
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
     # --- Exercise 1: random_rotation
-    {"name": "rotation: the Gaussian matrix itself, never orthogonalised (lengths and angles change)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return Z")]},
-    {"name": "rotation: Gaussian columns scaled to unit length but not orthogonal to each other", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return Z / np.linalg.norm(Z, axis=0)")]},
-    {"name": "rotation: QR without the sign fix (orthogonal, but not uniformly distributed)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return Q")]},
-    {"name": "rotation: the sign fix applied to the rows of Q instead of its columns", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_SIGNS, "return signs[:, None] * Q")]},
+    {"name": "rotation: the Gaussian matrix itself, never orthogonalised (lengths and angles change)", "cell": "random_rotation", "fails": ["random_rotation_tests"], "was": _ROTATION_FAILS, "replace": [(_SIGNS, "return Z")]},
+    {"name": "rotation: Gaussian columns scaled to unit length but not orthogonal to each other", "cell": "random_rotation", "fails": ["random_rotation_tests"], "was": _ROTATION_FAILS, "replace": [(_SIGNS, "return Z / np.linalg.norm(Z, axis=0)")]},
+    {"name": "rotation: QR without the sign fix (orthogonal, but not uniformly distributed)", "cell": "random_rotation", "fails": ["random_rotation_tests"], "was": _ROTATION_FAILS, "replace": [(_SIGNS, "return Q")]},
+    {"name": "rotation: the sign fix applied to the rows of Q instead of its columns", "cell": "random_rotation", "fails": ["random_rotation_tests"], "was": _ROTATION_FAILS, "replace": [(_SIGNS, "return signs[:, None] * Q")]},
+    # rotation_pvalues' visible checks call the student's random_rotation (a table of its values cannot be written
+    # out: each call draws from the Generator's current state), and their reproducibility check fails for this one
     {"name": "rotation: NumPy's global random state instead of rng (not reproducible)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GAUSSIAN, "Z = np.random.standard_normal((d, d))")]},
-    {"name": "rotation: QR of uniform numbers instead of standard normal ones (not uniformly distributed)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GAUSSIAN, "Z = gen.random((d, d))")]},
-    {"name": "rotation: ignores the given Generator (a new one from the fixed seed 0)", "cell": "random_rotation", "fails": _ROTATION_FAILS, "replace": [(_GENERATOR, "gen = np.random.default_rng(0)\n    Z = gen")]},
+    {"name": "rotation: QR of uniform numbers instead of standard normal ones (not uniformly distributed)", "cell": "random_rotation", "fails": ["random_rotation_tests"], "was": _ROTATION_FAILS, "replace": [(_GAUSSIAN, "Z = gen.random((d, d))")]},
+    {"name": "rotation: ignores the given Generator (a new one from the fixed seed 0)", "cell": "random_rotation", "fails": ["random_rotation_tests"], "was": _ROTATION_FAILS, "replace": [(_GENERATOR, "gen = np.random.default_rng(0)\n    Z = gen")]},
     {"name": "rotation: draws from rng itself (fails for an int seed; rotation_pvalues passes it a Generator)", "cell": "random_rotation", "fails": ["random_rotation_tests"], "replace": [(_GAUSSIAN, "Z = rng.standard_normal((d, d))")]},
     # --- Exercise 2: rotation_pvalues
     {"name": "p-values: a different rotation for each name cluster (destroys the names' own geometry)", "cell": "rotation_pvalues", "fails": ["rotation_pvalues_tests"], "replace": [(_COUNT, _ROTATE_PER_CLUSTER)]},

@@ -13,7 +13,7 @@ import numpy as np
 
 from ... import checks as _library_checks
 from .channel import _Channel
-from .codec import NotebookName, _Decoder, _Encoder, _replay_axes, _student_exception
+from .codec import NotebookName, Record, _Decoder, _Encoder, _replay_axes, _student_exception
 from .errors import JudgeError
 from .rules import check_not_using, check_vectorised, own_work_rule
 
@@ -441,14 +441,26 @@ def check_callable(obj, name: str):
 
 
 def _same(a, b) -> bool:
+    """Whether two decoded answers agree: numbers and arrays within float32's rounding, KeyedVectors by keys and
+    vectors, lists, tuples, dicts and records item by item, anything else by ``==``."""
+    if hasattr(a, "index_to_key") and hasattr(b, "index_to_key"):  # KeyedVectors: an object compares by identity
+        return list(a.index_to_key) == list(b.index_to_key) and _same(a.vectors, b.vectors)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and type(a) is type(b):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, Record) and isinstance(b, Record):
+        return type(a) is type(b) and _same(vars(a), vars(b))
+    if isinstance(a, (bool, int, float, complex, np.number, np.bool_, np.ndarray)) and isinstance(
+            b, (bool, int, float, complex, np.number, np.bool_, np.ndarray)):
+        x, y = np.asarray(a), np.asarray(b)
+        if x.dtype.kind not in "biufc" or y.dtype.kind not in "biufc":
+            return x.shape == y.shape and bool(np.array_equal(x, y))
+        return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-6, atol=1e-9, equal_nan=True))
     try:
-        x, y = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
-    except (TypeError, ValueError):
-        try:
-            return bool(a == b)
-        except Exception:  # noqa: BLE001 - values that cannot be compared are not the same
-            return False
-    return x.shape == y.shape and bool(np.allclose(x, y, rtol=1e-7, atol=1e-10, equal_nan=True))
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - values that cannot be compared are not the same
+        return False
 
 
 def callee_note(func: Remote, *args, **kwargs) -> str | None:
