@@ -3,6 +3,9 @@
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
 ``seed`` this submission's seed. Expected values are computed here, with the reference.
+``cosine_matrix`` is judged with ``_unit_rows`` in place of the notebook's ``unit_rows`` (``Remote.alone``), so
+that a wrong ``unit_rows`` costs its own exercise only; its vectorised point still reads the loops of the
+notebook's own ``unit_rows`` (vectorised code all the way down).
 """
 
 import numpy as np

@@ -3,6 +3,8 @@
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
 ``seed`` this submission's seed. Expected values are computed here, with the reference.
+``score_words`` is judged with ``_associations`` in place of the notebook's ``associations`` (``Remote.alone``),
+so that a wrong ``associations`` costs its own exercise only.
 """
 
 import numpy as np
@@ -44,40 +46,6 @@ def _associations(W, A, B) -> np.ndarray:
         raise ValueError("A row is all zeros: its cosine is undefined.")
     Wu, Au, Bu = (M / n for M, n in zip((W, A, B), lengths))
     return (Wu @ Au.T).mean(axis=1) - (Wu @ Bu.T).mean(axis=1)
-
-
-def _score_words_note(score_words, own, *args) -> str | None:
-    """:func:`callee_note` for ``score_words``, whose result is a tuple holding an array: the note when the scores
-    (or whether it raises) change with the notebook's own ``associations``.
-
-    ``callee_note`` compares whole results, and a tuple with an array in it never compares equal there, so this
-    compares the parts of the two results, with its tolerances, and words the note the same way.
-    """
-    outcomes = []
-    for f in (score_words, own):
-        try:
-            outcomes.append((f(*args), None))
-        except Exception as exc:  # noqa: BLE001 - what the student's code raised is an outcome to compare
-            if not getattr(exc, "course_from_student", False):
-                raise
-            outcomes.append((None, type(exc).__name__))
-    (course, course_raised), (mine, mine_raised) = outcomes
-    if course_raised == mine_raised:
-        if course_raised is not None:
-            return None
-        try:
-            same = (len(course) == len(mine) == 3 and course[0] == mine[0] and course[2] == mine[2]
-                    and np.shape(course[1]) == np.shape(mine[1])
-                    and bool(np.allclose(np.asarray(course[1], dtype=float), np.asarray(mine[1], dtype=float),
-                                         rtol=1e-7, atol=1e-10, equal_nan=True)))
-        except (TypeError, ValueError):
-            same = False
-        if same:
-            return None
-    how = (f"raises {mine_raised}" if mine_raised else "gives a different result") + " on the same input"
-    return ("Note: the hidden tests judge `score_words` with the course's `associations` in place of yours, so that "
-            "a mistake there costs only its own exercise; judged that way, `score_words` passed. With your own "
-            f"`associations` it {how}: the mistake is in `associations` (see its test above), not in `score_words`.")
 
 
 def association_tests(nb, seed):
@@ -240,4 +208,4 @@ def score_words_tests(nb, seed):
         with each:
             _chk.check_raises(lambda: score_words(kv, ["rose"], ["Plmqzx"], b), ValueError,
                               "score_words with no word of A in the embedding should raise ValueError")
-    return _score_words_note(score_words, nb.score_words, kv, targets, a, b)
+    return _chk.callee_note(score_words, kv, targets, a, b)

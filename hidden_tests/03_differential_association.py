@@ -3,6 +3,8 @@
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
 ``seed`` this submission's seed. Expected values are computed here, with the reference.
+``differential_association_centroid`` is judged with ``_attribute_direction`` in place of the notebook's
+``attribute_direction`` (``Remote.alone``), so that a wrong ``attribute_direction`` costs its own exercise only.
 """
 
 import numpy as np
