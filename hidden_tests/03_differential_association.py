@@ -3,6 +3,8 @@
 Each function is named after the test cell it judges and is called as ``f(nb, seed)``: ``nb.<name>``
 is the notebook's function or value (a proxy: calls run in the student's kernel on plain data),
 ``seed`` this submission's seed. Expected values are computed here, with the reference.
+``differential_association_centroid`` is judged with ``_attribute_direction`` in place of the notebook's
+``attribute_direction`` (``Remote.alone``), so that a wrong ``attribute_direction`` costs its own exercise only.
 """
 
 import numpy as np
@@ -52,179 +54,244 @@ def _rescaled(M, start: float, stop: float):
     return M * np.linspace(start, stop, len(M))[:, None]
 
 
+def _attribute_direction(A, B) -> np.ndarray:
+    """The mean of the unit rows of ``A`` minus that of ``B`` (the exercise's specification, the worked solution's
+    logic): ValueError when ``A`` or ``B`` has no rows (and, as ``unit_rows`` does, for a zero row).
+
+    The stand-in for the notebook's ``attribute_direction`` while ``differential_association_centroid`` is judged (it
+    runs in the kernel).
+    """
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    if len(A) == 0 or len(B) == 0:
+        raise ValueError("A and B need at least one word each: an empty set has no centroid.")
+    lengths_a = np.linalg.norm(A, axis=1, keepdims=True)
+    lengths_b = np.linalg.norm(B, axis=1, keepdims=True)
+    if np.any(lengths_a == 0) or np.any(lengths_b == 0):
+        raise ValueError("A row is all zeros, so it cannot be scaled to length 1.")
+    return (A / lengths_a).mean(axis=0) - (B / lengths_b).mean(axis=0)
+
+
 def differential_association_tests(nb, seed):
     """Hidden tests of the cell `differential_association_tests`."""
     differential_association = nb.differential_association
-    with _chk.quiet():
+    # each block fails alone: the feedback names every mistake; own work first, alone
+    with _chk.every_failure() as each:
         _chk.check_own_work(differential_association, "differential_association", what="`differential_association`",
                             run=lambda: differential_association(*_OWN_WORK_SETS))
-        own = differential_association(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
-    _chk.check_type(own, float, "differential_association(A, B, A, B)")
-    assert own > 0, ("differential_association(A, B, A, B), with the attribute words themselves as the targets, "
-                     "should be positive: the words of A are closer to A than the words of B are. Check the sign: the "
-                     "sum over X minus the sum over Y, and for each word the mean cosine with A minus the mean cosine "
-                     "with B.")
-    rng = np.random.default_rng([seed, 356183])
-    cases = [_random_sets(rng, attribute_lengths=False) for _ in range(5)]
-    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
-        answers = iter(differential_association.map(args for X, Y, A, B in cases for args in (
-            (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
-            (np.vstack([X, X]), np.vstack([Y, Y]), A, B), (Y, X, A, B), (X, Y, B, A))))
-    for X, Y, A, B in cases:
-        with _chk.quiet():
-            got = _chk.check_unchanged(differential_association, X, Y, A, B,
-                                       what="differential_association(X, Y, A, B)")
-            rescaled_targets, rescaled_attributes, doubled, swap_targets, swap_attributes = [
-                next(answers) for _ in range(5)]
-        _chk.check_type(got, float, "differential_association on random vectors")
-        _chk.check_close(rescaled_targets, got, "differential_association after rescaling each target vector of X "
-                         "(which should not change it)", rtol=1e-7, atol=1e-10,
-                         hint="Cosines do not depend on the lengths of the vectors: normalise the target vectors (or "
-                              "use cosine_matrix).")
-        _chk.check_close(rescaled_attributes, got, "differential_association after rescaling each attribute vector of "
-                         "A (which should not change it)", rtol=1e-7, atol=1e-10,
-                         hint="Cosines do not depend on the lengths of the vectors: normalise the attribute vectors "
-                              "(or use cosine_matrix).")
-        _chk.check_close(doubled, 2 * got, "differential_association with every target word repeated twice (which "
-                         "should double it)", rtol=1e-7, atol=1e-10,
-                         hint="The statistic adds up one score per target word (sums over X and Y, not means); each "
-                              "word's score is a mean over the attribute words (axis=1 of the cosine matrices).")
-        _chk.check_close(swap_targets, -got, "differential_association(Y, X, A, B), which should be -s(X, Y, A, B)",
-                         rtol=1e-7, atol=1e-10, hint="Swapping X and Y flips the sign: do not take the absolute value.")
-        _chk.check_close(swap_attributes, -got, "differential_association(X, Y, B, A), which should be -s(X, Y, A, B)",
-                         rtol=1e-7, atol=1e-10, hint="Swapping A and B flips the sign: do not take the absolute value.")
-        _chk.check_close(got, reference.differential_association(X, Y, A, B),
-                         "differential_association on random sets of different sizes and vector lengths",
-                         rtol=1e-7, atol=1e-10,
-                         hint="Each target word's score is the mean (not the sum) of its cosines with A minus the "
-                              "mean of its cosines with B; the statistic is the sum of the scores over X minus the sum "
-                              "over Y.")
-    glove = [_glove_sets(row) for row in (8, 10)]  # rows this notebook does not use
-    X, Y, A, B = glove[-1]
-    empty = np.empty((0, 50))
-    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        with each:
+            own = differential_association(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
+            _chk.check_type(own, float, "differential_association(A, B, A, B)")
+            assert own > 0, (
+                "differential_association(A, B, A, B), with the attribute words themselves as the targets, should be "
+                "positive: the words of A are closer to A than the words of B are. Check the sign: the sum over X "
+                "minus the sum over Y, and for each word the mean cosine with A minus the mean cosine with B.")
+        rng = np.random.default_rng([seed, 356183])
+        cases = [_random_sets(rng, attribute_lengths=False) for _ in range(5)]
+        # one request; six calls per case, the answers read in the calls' order
+        answers = differential_association.map(args for X, Y, A, B in cases for args in (
+            (X, Y, A, B), (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
+            (np.vstack([X, X]), np.vstack([Y, Y]), A, B), (Y, X, A, B), (X, Y, B, A)))
+        gots = []  # s(X, Y, A, B) of each case, all read before any is checked: the checks below compare with them
+        with each:
+            for i in range(len(cases)):
+                gots.append(answers[6 * i])
+        with each:
+            for got, (X, Y, A, B) in zip(gots, cases):
+                _chk.check_type(got, float, "differential_association on random vectors")
+                _chk.check_close(got, reference.differential_association(X, Y, A, B),
+                                 "differential_association on random sets of different sizes and vector lengths",
+                                 rtol=1e-7, atol=1e-10,
+                                 hint="Each target word's score is the mean (not the sum) of its cosines with A minus "
+                                      "the mean of its cosines with B; the statistic is the sum of the scores over X "
+                                      "minus the sum over Y.")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[6 * i + 1], got, "differential_association after rescaling each target "
+                                 "vector of X (which should not change it)", rtol=1e-7, atol=1e-10,
+                                 hint="Cosines do not depend on the lengths of the vectors: normalise the target "
+                                      "vectors (or use cosine_matrix).")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[6 * i + 2], got, "differential_association after rescaling each attribute "
+                                 "vector of A (which should not change it)", rtol=1e-7, atol=1e-10,
+                                 hint="Cosines do not depend on the lengths of the vectors: normalise the attribute "
+                                      "vectors (or use cosine_matrix).")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[6 * i + 3], 2 * got, "differential_association with every target word "
+                                 "repeated twice (which should double it)", rtol=1e-7, atol=1e-10,
+                                 hint="The statistic adds up one score per target word (sums over X and Y, not "
+                                      "means); each word's score is a mean over the attribute words (axis=1 of the "
+                                      "cosine matrices).")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[6 * i + 4], -got, "differential_association(Y, X, A, B), which should be "
+                                 "-s(X, Y, A, B)", rtol=1e-7, atol=1e-10,
+                                 hint="Swapping X and Y flips the sign: do not take the absolute value.")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[6 * i + 5], -got, "differential_association(X, Y, B, A), which should be "
+                                 "-s(X, Y, A, B)", rtol=1e-7, atol=1e-10,
+                                 hint="Swapping A and B flips the sign: do not take the absolute value.")
+        with each:
+            for X, Y, A, B in cases:
+                _chk.check_unchanged(differential_association, X, Y, A, B, what="differential_association(X, Y, A, B)")
+        glove = [_glove_sets(row) for row in (8, 10)]  # rows this notebook does not use
+        X, Y, A, B = glove[-1]
+        empty = np.empty((0, 50))
+        # one request; the answers checked in the order of the calls
         answers = differential_association.map([tuple(sets) for sets in glove] + [
             (X[:5], Y[:4], A, B), (Y[:3], X[:6], A, B), (empty, empty, A, B), (X, Y, empty, B), (X, Y, A, empty)])
-    for i, sets in enumerate(glove):
-        with _chk.quiet():
-            got = answers[i]
-        _chk.check_close(got, reference.differential_association(*sets), "differential_association on GloVe vectors "
-                         "of another row of Table 1", rtol=1e-6, atol=1e-9)
-    with _chk.quiet():
-        _chk.check_raises(lambda: answers[2], ValueError,
-                          "differential_association with 5 words in X and 4 in Y should raise ValueError")
-        _chk.check_raises(lambda: answers[3], ValueError,
-                          "differential_association with 3 words in X and 6 in Y should raise ValueError")
-        _chk.check_raises(lambda: answers[4], ValueError,
-                          "differential_association with empty X and Y should raise ValueError")
-        _chk.check_raises(lambda: answers[5], ValueError,
-                          "differential_association with an empty A should raise ValueError")
-        _chk.check_raises(lambda: answers[6], ValueError,
-                          "differential_association with an empty B should raise ValueError")
+        with each:
+            for i, sets in enumerate(glove):
+                _chk.check_close(answers[i], reference.differential_association(*sets), "differential_association on "
+                                 "GloVe vectors of another row of Table 1", rtol=1e-6, atol=1e-9)
+        with each:
+            _chk.check_raises(lambda: answers[2], ValueError,
+                              "differential_association with 5 words in X and 4 in Y should raise ValueError")
+            _chk.check_raises(lambda: answers[3], ValueError,
+                              "differential_association with 3 words in X and 6 in Y should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: answers[4], ValueError,
+                              "differential_association with empty X and Y should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: answers[5], ValueError,
+                              "differential_association with an empty A should raise ValueError")
+            _chk.check_raises(lambda: answers[6], ValueError,
+                              "differential_association with an empty B should raise ValueError")
 
 
 def attribute_direction_tests(nb, seed):
     """Hidden tests of the cell `attribute_direction_tests`."""
     attribute_direction = nb.attribute_direction
-    with _chk.quiet():
+    # each block fails alone: the feedback names every mistake; own work first, alone
+    with _chk.every_failure() as each:
         _chk.check_own_work(attribute_direction, "association", "differential_association",
                             what="`attribute_direction`",
                             run=lambda: attribute_direction(*_OWN_WORK_SETS[2:]))
-    rng = np.random.default_rng([seed, 2016])
-    cases = []
-    for _ in range(5):
-        d = int(rng.integers(3, 40))
-        cases.append((d, _rows(rng, int(rng.integers(1, 9)), d), _rows(rng, int(rng.integers(1, 9)), d)))
-    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
-        answers = iter(attribute_direction.map(args for _, A, B in cases for args in (
-            (_rescaled(A, 0.5, 4.0), _rescaled(B, 3.0, 0.2)), (np.vstack([A, A]), np.vstack([B, B])))))
-    for d, A, B in cases:
-        with _chk.quiet():
-            got = _chk.check_unchanged(attribute_direction, A, B, what="attribute_direction(A, B)")
-            rescaled, doubled = next(answers), next(answers)
-        _chk.check_type(got, np.ndarray, "attribute_direction on random vectors")
-        _chk.check_shape(got, (d,), "attribute_direction on random vectors")
-        _chk.check_close(rescaled, got, "attribute_direction after rescaling each attribute vector (which should not "
-                         "change it)", rtol=1e-7, atol=1e-10,
-                         hint="Scale every attribute vector to length 1 (each row by its own length) before taking the "
-                              "means.")
-        _chk.check_close(doubled, got, "attribute_direction with every attribute word repeated twice (which should not "
-                         "change it)", rtol=1e-7, atol=1e-10,
-                         hint="The centroids are means of the unit vectors, not sums.")
-        expected = reference.unit_rows(A).mean(axis=0) - reference.unit_rows(B).mean(axis=0)
-        assert float(got @ expected) > 0, (
-            "attribute_direction on random vectors points the wrong way: it should point from the centroid of B "
-            "towards the centroid of A (the mean of A's unit vectors minus the mean of B's).")
-        _chk.check_close(got, expected, "attribute_direction on random vectors of different lengths and set sizes",
-                         rtol=1e-7, atol=1e-10,
-                         hint="Do not rescale the result (or the two centroids) to length 1: the direction is the "
-                              "plain difference of the two means of unit vectors, and its length matters.")
-    X, Y, A, B = _glove_sets(6)  # career vs. family, on names
-    W = np.vstack([X, Y])
-    empty = np.empty((0, 50))
-    with _chk.quiet():  # one request; the answers checked in the order of the calls
-        answers = attribute_direction.map([(A, B), (A, empty), (empty, B)])
-        got = answers[0]
-    _chk.check_close(reference.unit_rows(W) @ got, reference.association(W, A, B),
-                     "the unit target vectors dotted with attribute_direction(A, B), which should equal s(w, A, B) for "
-                     "every word (career vs. family, on names)", rtol=1e-6, atol=1e-9)
-    with _chk.quiet():
-        _chk.check_raises(lambda: answers[1], ValueError, "attribute_direction with an empty B should raise ValueError")
-        _chk.check_raises(lambda: answers[2], ValueError, "attribute_direction with an empty A should raise ValueError")
+        rng = np.random.default_rng([seed, 2016])
+        cases = []
+        for _ in range(5):
+            d = int(rng.integers(3, 40))
+            cases.append((d, _rows(rng, int(rng.integers(1, 9)), d), _rows(rng, int(rng.integers(1, 9)), d)))
+        # one request; three calls per case, the answers read in the calls' order
+        answers = attribute_direction.map(args for _, A, B in cases for args in (
+            (A, B), (_rescaled(A, 0.5, 4.0), _rescaled(B, 3.0, 0.2)), (np.vstack([A, A]), np.vstack([B, B]))))
+        gots = []  # the direction of each case, all read before any is checked: the checks below compare with them
+        with each:
+            for i in range(len(cases)):
+                gots.append(answers[3 * i])
+        with each:
+            for got, (d, A, B) in zip(gots, cases):
+                _chk.check_type(got, np.ndarray, "attribute_direction on random vectors")
+                _chk.check_shape(got, (d,), "attribute_direction on random vectors")
+                expected = reference.unit_rows(A).mean(axis=0) - reference.unit_rows(B).mean(axis=0)
+                assert float(got @ expected) > 0, (
+                    "attribute_direction on random vectors points the wrong way: it should point from the centroid of "
+                    "B towards the centroid of A (the mean of A's unit vectors minus the mean of B's).")
+                _chk.check_close(got, expected, "attribute_direction on random vectors of different lengths and set "
+                                 "sizes", rtol=1e-7, atol=1e-10,
+                                 hint="Do not rescale the result (or the two centroids) to length 1: the direction is "
+                                      "the plain difference of the two means of unit vectors, and its length matters.")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[3 * i + 1], got, "attribute_direction after rescaling each attribute vector "
+                                 "(which should not change it)", rtol=1e-7, atol=1e-10,
+                                 hint="Scale every attribute vector to length 1 (each row by its own length) before "
+                                      "taking the means.")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[3 * i + 2], got, "attribute_direction with every attribute word repeated "
+                                 "twice (which should not change it)", rtol=1e-7, atol=1e-10,
+                                 hint="The centroids are means of the unit vectors, not sums.")
+        with each:
+            for _, A, B in cases:
+                _chk.check_unchanged(attribute_direction, A, B, what="attribute_direction(A, B)")
+        X, Y, A, B = _glove_sets(6)  # career vs. family, on names
+        W = np.vstack([X, Y])
+        empty = np.empty((0, 50))
+        answers = attribute_direction.map([(A, B), (A, empty), (empty, B)])  # one request, checked in this order
+        with each:
+            _chk.check_close(reference.unit_rows(W) @ answers[0], reference.association(W, A, B),
+                             "the unit target vectors dotted with attribute_direction(A, B), which should equal "
+                             "s(w, A, B) for every word (career vs. family, on names)", rtol=1e-6, atol=1e-9)
+        with each:
+            _chk.check_raises(lambda: answers[1], ValueError,
+                              "attribute_direction with an empty B should raise ValueError")
+            _chk.check_raises(lambda: answers[2], ValueError,
+                              "attribute_direction with an empty A should raise ValueError")
 
 
 def differential_association_centroid_tests(nb, seed):
-    """Hidden tests of the cell `differential_association_centroid_tests`."""
-    centroid_form = nb.differential_association_centroid
-    with _chk.quiet():
+    """Hidden tests of the cell `differential_association_centroid_tests`.
+
+    Judged with the course's ``attribute_direction`` in place of the notebook's: a wrong ``attribute_direction``
+    costs its own exercise."""
+    centroid_form = nb.differential_association_centroid.alone(attribute_direction=_attribute_direction)
+    # each block fails alone: the feedback names every mistake; own work first, alone
+    with _chk.every_failure() as each:
         _chk.check_own_work(centroid_form, "association", "differential_association",
                             what="`differential_association_centroid` (which should use the centroid form, not "
                                  "s(w, A, B))",
                             run=lambda: centroid_form(*_OWN_WORK_SETS))
-        own = centroid_form(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
-    _chk.check_type(own, float, "differential_association_centroid(A, B, A, B)")
-    assert own > 0, ("differential_association_centroid(A, B, A, B), with the attribute words themselves as the "
-                     "targets, should be positive: the words of A are closer to A than the words of B are. Check the "
-                     "sign: the sum over X minus the sum over Y, dotted with the centroid of A minus the centroid of "
-                     "B.")
-    rng = np.random.default_rng([seed, 1708])
-    cases = [_random_sets(rng, attribute_lengths=True) for _ in range(5)]
-    with _chk.quiet():  # one request for the calls other than check_unchanged's; answers read in the calls' order
-        answers = iter(centroid_form.map(args for X, Y, A, B in cases for args in (
-            (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
-            (np.vstack([X, X]), np.vstack([Y, Y]), A, B))))
-    for X, Y, A, B in cases:
-        with _chk.quiet():
-            got = _chk.check_unchanged(centroid_form, X, Y, A, B, what="differential_association_centroid(X, Y, A, B)")
-            rescaled_targets, rescaled_attributes, doubled = next(answers), next(answers), next(answers)
-        _chk.check_type(got, float, "differential_association_centroid on random vectors")
-        _chk.check_close(rescaled_targets, got, "differential_association_centroid after rescaling each target vector "
-                         "of X (which should not change it)", rtol=1e-7, atol=1e-10,
-                         hint="Normalise each target vector (each row) to length 1 before summing.")
-        _chk.check_close(rescaled_attributes, got, "differential_association_centroid after rescaling each attribute "
-                         "vector of A (which should not change it)", rtol=1e-7, atol=1e-10,
-                         hint="The attribute centroids are means of unit vectors: use your attribute_direction(A, B) "
-                              "(and make sure its own test cell passes).")
-        _chk.check_close(doubled, 2 * got, "differential_association_centroid with every target word repeated twice "
-                         "(which should double it)", rtol=1e-7, atol=1e-10,
-                         hint="Sum (not average) the unit target vectors.")
-        _chk.check_close(got, reference.differential_association(X, Y, A, B),
-                         "differential_association_centroid on random sets of different sizes and vector lengths",
-                         rtol=1e-7, atol=1e-10,
-                         hint="Dot the difference of the target sums with attribute_direction(A, B) as it is (not "
-                              "rescaled to length 1), and make sure attribute_direction passes its own test cell.")
-    glove = [_glove_sets(row) for row in (8, 10)]
-    X, Y, A, B = glove[-1]
-    empty = np.empty((0, 50))
-    with _chk.quiet():  # one request; the answers checked in the order of the calls
+        with each:
+            own = centroid_form(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
+            _chk.check_type(own, float, "differential_association_centroid(A, B, A, B)")
+            assert own > 0, (
+                "differential_association_centroid(A, B, A, B), with the attribute words themselves as the targets, "
+                "should be positive: the words of A are closer to A than the words of B are. Check the sign: the sum "
+                "over X minus the sum over Y, dotted with the centroid of A minus the centroid of B.")
+        rng = np.random.default_rng([seed, 1708])
+        cases = [_random_sets(rng, attribute_lengths=True) for _ in range(5)]
+        # one request; four calls per case, the answers read in the calls' order
+        answers = centroid_form.map(args for X, Y, A, B in cases for args in (
+            (X, Y, A, B), (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
+            (np.vstack([X, X]), np.vstack([Y, Y]), A, B)))
+        gots = []  # s(X, Y, A, B) of each case, all read before any is checked: the checks below compare with them
+        with each:
+            for i in range(len(cases)):
+                gots.append(answers[4 * i])
+        with each:
+            for got, (X, Y, A, B) in zip(gots, cases):
+                _chk.check_type(got, float, "differential_association_centroid on random vectors")
+                _chk.check_close(got, reference.differential_association(X, Y, A, B),
+                                 "differential_association_centroid on random sets of different sizes and vector "
+                                 "lengths", rtol=1e-7, atol=1e-10,
+                                 hint="Dot the difference of the target sums with attribute_direction(A, B) as it is "
+                                      "(not rescaled to length 1).")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[4 * i + 1], got, "differential_association_centroid after rescaling each "
+                                 "target vector of X (which should not change it)", rtol=1e-7, atol=1e-10,
+                                 hint="Normalise each target vector (each row) to length 1 before summing.")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[4 * i + 2], got, "differential_association_centroid after rescaling each "
+                                 "attribute vector of A (which should not change it)", rtol=1e-7, atol=1e-10,
+                                 hint="The attribute centroids are means of unit vectors: use attribute_direction(A, "
+                                      "B).")
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[4 * i + 3], 2 * got, "differential_association_centroid with every target "
+                                 "word repeated twice (which should double it)", rtol=1e-7, atol=1e-10,
+                                 hint="Sum (not average) the unit target vectors.")
+        with each:
+            for X, Y, A, B in cases:
+                _chk.check_unchanged(centroid_form, X, Y, A, B, what="differential_association_centroid(X, Y, A, B)")
+        glove = [_glove_sets(row) for row in (8, 10)]
+        X, Y, A, B = glove[-1]
+        empty = np.empty((0, 50))
+        # one request; the answers checked in the order of the calls
         answers = centroid_form.map([tuple(sets) for sets in glove] + [(X[:5], Y[:4], A, B), (empty, empty, A, B)])
-    for i, sets in enumerate(glove):
-        with _chk.quiet():
-            got = answers[i]
-        _chk.check_close(got, reference.differential_association(*sets), "differential_association_centroid on GloVe "
-                         "vectors of another row of Table 1", rtol=1e-6, atol=1e-9)
-    with _chk.quiet():
-        _chk.check_raises(lambda: answers[2], ValueError,
-                          "differential_association_centroid with 5 words in X and 4 in Y should raise ValueError")
-        _chk.check_raises(lambda: answers[3], ValueError,
-                          "differential_association_centroid with empty X and Y should raise ValueError")
+        with each:
+            for i, sets in enumerate(glove):
+                _chk.check_close(answers[i], reference.differential_association(*sets), "differential_association_"
+                                 "centroid on GloVe vectors of another row of Table 1", rtol=1e-6, atol=1e-9)
+        with each:
+            _chk.check_raises(lambda: answers[2], ValueError,
+                              "differential_association_centroid with 5 words in X and 4 in Y should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: answers[3], ValueError,
+                              "differential_association_centroid with empty X and Y should raise ValueError")
+    return _chk.callee_note(centroid_form, *cases[0])

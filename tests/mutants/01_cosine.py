@@ -1,4 +1,11 @@
-"""Known-wrong answers to 01_cosine that the autograder must catch (format: CONTRIBUTING.md, "Mutants")."""
+"""Known-wrong answers to 01_cosine that the autograder must catch (format: CONTRIBUTING.md, "Mutants").
+
+``cosine_matrix`` calls ``unit_rows``. It is judged on its own (issue 42): the hidden tests call it with the course's
+``unit_rows`` in place of the student's, and the visible checks give it the unit rows of their inputs
+(``known_values``), so a wrong ``unit_rows`` costs its own exercise only. A mutant whose loss changed with that says
+so: ``was`` lists the cells it lost before, along the chain. The loops are still read through the notebook's own
+``unit_rows``: the vectorised point of ``cosine_matrix`` is for vectorised code all the way down.
+"""
 
 _ZERO_CHECK = ("    if norm_u == 0 or norm_v == 0:\n"
                '        raise ValueError("The cosine is undefined for a zero vector.")\n')
@@ -22,9 +29,8 @@ MUTANTS = [
     {"name": "cosine calls the course's reference implementation", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("def cosine(u, v):", _IMPORT_REFERENCE), ("return float(u @ v / (norm_u * norm_v))", "return reference_cosine(u, v)")]},
     # seen twice: the grader reads the import inside the function, and the judged kernel has no reference to call
     {"name": "cosine imports the reference implementation inside the function", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("return float(u @ v / (norm_u * norm_v))", _CALL_INSIDE)]},
-    # cosine_matrix is built on unit_rows, so its values are wrong too, and so is the vectorised point
-    # (its hidden test needs a right answer: issue 19, item 12)
-    {"name": "unit_rows divides by the column lengths (axis=0)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests", "cosine_matrix_vectorised_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M, axis=0, keepdims=True)"), ("if np.any(lengths == 0):", "if np.any(np.linalg.norm(M, axis=1) == 0):")]},
+    # a wrong unit_rows costs unit_rows only: cosine_matrix is judged with the course's unit_rows (issue 42)
+    {"name": "unit_rows divides by the column lengths (axis=0)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests"], "was": ["cosine_matrix_tests", "cosine_matrix_vectorised_tests", "unit_rows_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M, axis=0, keepdims=True)"), ("if np.any(lengths == 0):", "if np.any(np.linalg.norm(M, axis=1) == 0):")]},
     {"name": "cosine_matrix with a Python loop (right values)", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_vectorised_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return np.array([[cosine(u, v) for v in V] for u in U])")]},
     {"name": "cosine_matrix without normalising (U @ V.T)", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_tests", "cosine_matrix_vectorised_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return U @ V.T")]},
     # --- systematic mistake hunt (issue 11) ---
@@ -33,12 +39,11 @@ MUTANTS = [
     {"name": "cosine returning the absolute value (the sign of opposite directions lost)", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("return float(u @ v / (norm_u * norm_v))", "return float(abs(u @ v) / (norm_u * norm_v))")]},
     {"name": "cosine that checks only the first vector for zero", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [("if norm_u == 0 or norm_v == 0:", "if norm_u == 0:")]},
     {"name": "cosine with an elementwise product and no length check (a length-1 vector broadcasts)", "cell": "cosine_solution", "fails": ["cosine_tests"], "replace": [('    if u.shape != v.shape:\n        raise ValueError(f"u and v must have the same length; got shapes {u.shape} and {v.shape}.")\n', ""), ("return float(u @ v / (norm_u * norm_v))", "return float((u * v).sum() / (norm_u * norm_v))")]},
-    {"name": "unit_rows dividing by the length of the whole matrix", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests", "cosine_matrix_vectorised_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M)")]},
-    # cosine_matrix calls unit_rows, so it changes the caller's matrix too (its hidden check_unchanged)
-    {"name": "unit_rows dividing in place (M /= lengths changes a float64 input: np.asarray does not copy)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests"], "replace": [("return M / lengths", "M /= lengths\n    return M")]},
-    {"name": "unit_rows without keepdims (row lengths broadcast along the columns)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests", "cosine_matrix_vectorised_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M, axis=1)")]},
-    {"name": "unit_rows without the zero-row check (nan rows)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests"], "replace": [('    if np.any(lengths == 0):\n        raise ValueError("A row is all zeros, so it cannot be scaled to length 1.")\n', "")]},
-    {"name": "unit_rows dividing by the squared row lengths (no square root)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests", "cosine_matrix_tests", "cosine_matrix_vectorised_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = (M ** 2).sum(axis=1, keepdims=True)")]},
+    {"name": "unit_rows dividing by the length of the whole matrix", "cell": "unit_rows_solution", "fails": ["unit_rows_tests"], "was": ["cosine_matrix_tests", "cosine_matrix_vectorised_tests", "unit_rows_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M)")]},
+    {"name": "unit_rows dividing in place (M /= lengths changes a float64 input: np.asarray does not copy)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests"], "was": ["cosine_matrix_tests", "unit_rows_tests"], "replace": [("return M / lengths", "M /= lengths\n    return M")]},
+    {"name": "unit_rows without keepdims (row lengths broadcast along the columns)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests"], "was": ["cosine_matrix_tests", "cosine_matrix_vectorised_tests", "unit_rows_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = np.linalg.norm(M, axis=1)")]},
+    {"name": "unit_rows without the zero-row check (nan rows)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests"], "was": ["cosine_matrix_tests", "unit_rows_tests"], "replace": [('    if np.any(lengths == 0):\n        raise ValueError("A row is all zeros, so it cannot be scaled to length 1.")\n', "")]},
+    {"name": "unit_rows dividing by the squared row lengths (no square root)", "cell": "unit_rows_solution", "fails": ["unit_rows_tests"], "was": ["cosine_matrix_tests", "cosine_matrix_vectorised_tests", "unit_rows_tests"], "replace": [("lengths = np.linalg.norm(M, axis=1, keepdims=True)", "lengths = (M ** 2).sum(axis=1, keepdims=True)")]},
     {"name": "unit_rows with a Python loop over the rows (right values; cosine_matrix's hidden check follows it)", "cell": "unit_rows_solution", "fails": ["cosine_matrix_vectorised_tests"], "replace": [("return M / lengths", "return np.array([row / np.linalg.norm(row) for row in M])")]},
     {"name": "cosine_matrix without the transpose (unit_rows(U) @ unit_rows(V))", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_tests", "cosine_matrix_vectorised_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return unit_rows(U) @ unit_rows(V)")]},
     {"name": "cosine_matrix the wrong way round (rows of V against rows of U)", "cell": "cosine_matrix_solution", "fails": ["cosine_matrix_tests", "cosine_matrix_vectorised_tests"], "replace": [("return unit_rows(U) @ unit_rows(V).T", "return unit_rows(V) @ unit_rows(U).T")]},
