@@ -112,7 +112,8 @@ def test_the_science_library_and_a_round_trip_under_debians_python(tmp_path):
                            capture_output=True, text=True)
     if probe.returncode != 0:
         _required("COURSE_TEST_HUB_REQUIRED", f"{python} cannot run pytest: {probe.stderr[-300:]}")
-    assert probe.stdout.strip() != platform.python_version(), "the same interpreter as this one: nothing shown"
+    if probe.stdout.strip() == platform.python_version():  # a whole run under Debian's Python shows more than this
+        pytest.skip(f"this run is under Python {platform.python_version()} already, the hub environment's")
     res = subprocess.run([str(python), "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=--doctest-modules",
                           "-q", *SCIENCE_TESTS, "helpers/statistics.py", "helpers/weat.py"],
                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True)
