@@ -284,7 +284,7 @@ def test_the_guides_postgresql_lines_admit_the_grading_role_only(tmp_path):
         has_user = False
     missing = ("not root" if os.geteuid() != 0 else "PostgreSQL's server binaries are not installed" if bindir is None
                else "there is no postgres user" if not has_user else "openssl is not installed" if not shutil.which("openssl")
-               else None)
+               else "runuser is not on PATH (add /usr/sbin to it)" if not shutil.which("runuser") else None)
     if missing:
         if required:
             pytest.fail(f"COURSE_TEST_POSTGRES_REQUIRED is set but {missing}")
