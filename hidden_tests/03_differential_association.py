@@ -72,6 +72,33 @@ def _attribute_direction(A, B) -> np.ndarray:
     return (A / lengths_a).mean(axis=0) - (B / lengths_b).mean(axis=0)
 
 
+def _shared_checks(each, name: str, cases: list, answers, per_case: int, hints: dict) -> list:
+    """The checks both forms of s(X, Y, A, B) share, each block failing alone: the value on each random case (against
+    the reference), unchanged by rescaling the vectors of X or of A, doubled by repeating every target word.
+
+    ``answers`` holds ``per_case`` answers per case: the statistic, then X rescaled, A rescaled, X and Y repeated.
+    Returns the statistic of each case (those read before one raised).
+    """
+    gots = []  # s(X, Y, A, B) of each case, all read before any is checked: the checks below compare with them
+    with each:
+        for i in range(len(cases)):
+            gots.append(answers[per_case * i])
+    with each:
+        for got, (X, Y, A, B) in zip(gots, cases):
+            _chk.check_type(got, float, f"{name} on random vectors")
+            _chk.check_close(got, reference.differential_association(X, Y, A, B),
+                             f"{name} on random sets of different sizes and vector lengths", rtol=1e-7, atol=1e-10,
+                             hint=hints["value"])
+    for k, (what, factor) in enumerate([("after rescaling each target vector of X (which should not change it)", 1),
+                                        ("after rescaling each attribute vector of A (which should not change it)", 1),
+                                        ("with every target word repeated twice (which should double it)", 2)], 1):
+        with each:
+            for i, got in enumerate(gots):
+                _chk.check_close(answers[per_case * i + k], factor * got, f"{name} {what}", rtol=1e-7, atol=1e-10,
+                                 hint=hints[("X", "A", "twice")[k - 1]])
+    return gots
+
+
 def differential_association_tests(nb, seed):
     """Hidden tests of the cell `differential_association_tests`."""
     differential_association = nb.differential_association
@@ -92,38 +119,15 @@ def differential_association_tests(nb, seed):
         answers = differential_association.map(args for X, Y, A, B in cases for args in (
             (X, Y, A, B), (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
             (np.vstack([X, X]), np.vstack([Y, Y]), A, B), (Y, X, A, B), (X, Y, B, A)))
-        gots = []  # s(X, Y, A, B) of each case, all read before any is checked: the checks below compare with them
-        with each:
-            for i in range(len(cases)):
-                gots.append(answers[6 * i])
-        with each:
-            for got, (X, Y, A, B) in zip(gots, cases):
-                _chk.check_type(got, float, "differential_association on random vectors")
-                _chk.check_close(got, reference.differential_association(X, Y, A, B),
-                                 "differential_association on random sets of different sizes and vector lengths",
-                                 rtol=1e-7, atol=1e-10,
-                                 hint="Each target word's score is the mean (not the sum) of its cosines with A minus "
-                                      "the mean of its cosines with B; the statistic is the sum of the scores over X "
-                                      "minus the sum over Y.")
-        with each:
-            for i, got in enumerate(gots):
-                _chk.check_close(answers[6 * i + 1], got, "differential_association after rescaling each target "
-                                 "vector of X (which should not change it)", rtol=1e-7, atol=1e-10,
-                                 hint="Cosines do not depend on the lengths of the vectors: normalise the target "
-                                      "vectors (or use cosine_matrix).")
-        with each:
-            for i, got in enumerate(gots):
-                _chk.check_close(answers[6 * i + 2], got, "differential_association after rescaling each attribute "
-                                 "vector of A (which should not change it)", rtol=1e-7, atol=1e-10,
-                                 hint="Cosines do not depend on the lengths of the vectors: normalise the attribute "
-                                      "vectors (or use cosine_matrix).")
-        with each:
-            for i, got in enumerate(gots):
-                _chk.check_close(answers[6 * i + 3], 2 * got, "differential_association with every target word "
-                                 "repeated twice (which should double it)", rtol=1e-7, atol=1e-10,
-                                 hint="The statistic adds up one score per target word (sums over X and Y, not "
-                                      "means); each word's score is a mean over the attribute words (axis=1 of the "
-                                      "cosine matrices).")
+        gots = _shared_checks(each, "differential_association", cases, answers, 6, {
+            "value": "Each target word's score is the mean (not the sum) of its cosines with A minus the mean of its "
+                     "cosines with B; the statistic is the sum of the scores over X minus the sum over Y.",
+            "X": "Cosines do not depend on the lengths of the vectors: normalise the target vectors (or use "
+                 "cosine_matrix).",
+            "A": "Cosines do not depend on the lengths of the vectors: normalise the attribute vectors (or use "
+                 "cosine_matrix).",
+            "twice": "The statistic adds up one score per target word (sums over X and Y, not means); each word's "
+                     "score is a mean over the attribute words (axis=1 of the cosine matrices)."})
         with each:
             for i, got in enumerate(gots):
                 _chk.check_close(answers[6 * i + 4], -got, "differential_association(Y, X, A, B), which should be "
@@ -248,34 +252,12 @@ def differential_association_centroid_tests(nb, seed):
         answers = centroid_form.map(args for X, Y, A, B in cases for args in (
             (X, Y, A, B), (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
             (np.vstack([X, X]), np.vstack([Y, Y]), A, B)))
-        gots = []  # s(X, Y, A, B) of each case, all read before any is checked: the checks below compare with them
-        with each:
-            for i in range(len(cases)):
-                gots.append(answers[4 * i])
-        with each:
-            for got, (X, Y, A, B) in zip(gots, cases):
-                _chk.check_type(got, float, "differential_association_centroid on random vectors")
-                _chk.check_close(got, reference.differential_association(X, Y, A, B),
-                                 "differential_association_centroid on random sets of different sizes and vector "
-                                 "lengths", rtol=1e-7, atol=1e-10,
-                                 hint="Dot the difference of the target sums with attribute_direction(A, B) as it is "
-                                      "(not rescaled to length 1).")
-        with each:
-            for i, got in enumerate(gots):
-                _chk.check_close(answers[4 * i + 1], got, "differential_association_centroid after rescaling each "
-                                 "target vector of X (which should not change it)", rtol=1e-7, atol=1e-10,
-                                 hint="Normalise each target vector (each row) to length 1 before summing.")
-        with each:
-            for i, got in enumerate(gots):
-                _chk.check_close(answers[4 * i + 2], got, "differential_association_centroid after rescaling each "
-                                 "attribute vector of A (which should not change it)", rtol=1e-7, atol=1e-10,
-                                 hint="The attribute centroids are means of unit vectors: use attribute_direction(A, "
-                                      "B).")
-        with each:
-            for i, got in enumerate(gots):
-                _chk.check_close(answers[4 * i + 3], 2 * got, "differential_association_centroid with every target "
-                                 "word repeated twice (which should double it)", rtol=1e-7, atol=1e-10,
-                                 hint="Sum (not average) the unit target vectors.")
+        _shared_checks(each, "differential_association_centroid", cases, answers, 4, {
+            "value": "Dot the difference of the target sums with attribute_direction(A, B) as it is (not rescaled to "
+                     "length 1).",
+            "X": "Normalise each target vector (each row) to length 1 before summing.",
+            "A": "The attribute centroids are means of unit vectors: use attribute_direction(A, B).",
+            "twice": "Sum (not average) the unit target vectors."})
         with each:
             for X, Y, A, B in cases:
                 _chk.check_unchanged(centroid_form, X, Y, A, B, what="differential_association_centroid(X, Y, A, B)")
