@@ -424,6 +424,29 @@ def test_stripped_package_raises_for_references_only(tmp_path):
     assert judge.stripped_package({"statistics": ["cosine"]}, tmp_path) == copy  # made once, then reused
 
 
+def test_two_checkouts_of_the_same_package_get_copies_of_their_own(tmp_path, monkeypatch):
+    """The same package content in two folders (a second clone, a course moved) gets two copies, each linking to its
+    own course's data: a shared copy's link named the first folder, and once that was gone the judged kernel found
+    no data (seen when a helper's checkout was removed)."""
+    import shutil
+
+    from helpers.grading.judge import stripped
+    from helpers.grading.sandbox import package_dir
+
+    copies = []
+    (tmp_path / "cache").mkdir()
+    for name in ("one", "two"):
+        course = tmp_path / name
+        (course / "helpers").mkdir(parents=True)
+        for path in package_dir().glob("*.py"):
+            shutil.copy(path, course / "helpers" / path.name)
+        (course / "data").mkdir()
+        monkeypatch.setattr(stripped, "package_dir", lambda course=course: course / "helpers")
+        copies.append(stripped.stripped_package({"statistics": ["cosine"]}, tmp_path / "cache"))
+    assert copies[0] != copies[1]
+    assert [(c.parent / "data").resolve() for c in copies] == [tmp_path / "one" / "data", tmp_path / "two" / "data"]
+
+
 def test_submission_seeds_differ_by_student_and_secret():
     seeds = {judge.submission_seed(s, "01_cosine", st) for s in ("a", "b") for st in ("alice", "bob")}
     assert len(seeds) == 4

@@ -65,8 +65,8 @@ def _private_cache() -> Path:
 def stripped_package(references: dict, cache_dir) -> Path:
     """A copy of the course package in which the functions ``references`` raise instead of computing.
 
-    Made once per distinct ``references`` and package content, compiled, and renamed into place whole (so
-    two workers never see half a copy); the judged kernel sees it read-only over the package's folder.
+    Made once per distinct ``references``, package content and package folder, compiled, and renamed into place
+    whole (so two workers never see half a copy); the judged kernel sees it read-only over the package's folder.
 
     Parameters
     ----------
@@ -83,6 +83,9 @@ def stripped_package(references: dict, cache_dir) -> Path:
     """
     package = package_dir()
     h = hashlib.sha256(json.dumps({k: sorted(v) for k, v in sorted(references.items())}).encode())
+    # and where the package is: a copy links to its course's data/, so two checkouts of the same content (a course
+    # copied or moved, a second clone) must not share one (its link would outlive the folder it names)
+    h.update(str(package.resolve()).encode() + b"\0")
     for path in sorted(package.glob("*.py")):
         h.update(path.name.encode() + path.read_bytes())
     target = Path(cache_dir) / f"helpers-{h.hexdigest()[:16]}" / "helpers"
