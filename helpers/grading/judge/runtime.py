@@ -269,7 +269,8 @@ def _standins(req, live):
 
 @_contextlib.contextmanager
 def _bound(req):
-    """The notebook's namespace with the request's stand-ins in place of its own functions, as it was afterwards."""
+    """The notebook's namespace with the request's stand-ins (if any) in place of its own functions, as it was
+    afterwards."""
     live = [True]
     standins = _standins(req, live)
     saved = {name: user_ns.get(name, _Absent) for name in standins}  # noqa: F821 - defined by the judge
@@ -286,13 +287,11 @@ def _bound(req):
 
 
 def _serve(req, progress=None):
-    if req.get("standins"):
-        with _bound(req):
-            return _serve_plain(req, progress)
-    return _serve_plain(req, progress)
+    with _bound(req):  # the request's stand-ins (none for most): bound for its calls only
+        return _answer(req, progress)
 
 
-def _serve_plain(req, progress=None):
+def _answer(req, progress=None):
     op, name = req["op"], req["name"]
     if op == "get":
         if name not in user_ns:  # noqa: F821 - defined by the judge
