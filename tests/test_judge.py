@@ -1005,3 +1005,23 @@ def test_a_callee_note_compares_answers_by_value():
                                                                                       Record("R", {"p": 0.6}))
     assert _same(np.array(["a", "b"]), np.array(["a", "b"])) and not _same([1.0, 2.0], (1.0, 2.0))
     assert _same(float("nan"), np.nan) and not _same(1.0, "1.0")
+
+
+def _course_words(n):
+    """A stand-in for the test below: ``n`` short words (a function of this module, sent to the kernel)."""
+    return ["w"] * n
+
+
+def test_a_callee_note_never_fails_a_function_that_passed():
+    """The note's second call, with the student's own callee, may give an answer the grader cannot read (here one
+    too large); the function passed with the course's callee, so the note says so instead of failing the cell."""
+    user_ns = {}
+    exec("def words(n):\n    return ['x' * 10000] * 100\n"  # noqa: S102 - the test's own source
+         "def listed(n):\n    return words(n)\n", user_ns)
+    channel = _ServeChannel(_runtime(user_ns))
+    alone = Remote(channel, "listed").alone(words=_course_words)
+    assert alone(3) == ["w", "w", "w"]
+    with pytest.raises(JudgeError, match="too large|failed"):
+        Remote(channel, "listed")(3)  # without the stand-in the answer is refused, as any too-large answer
+    note = judge.checks.callee_note(alone, 3)
+    assert "gives an answer the grader cannot read on the same input" in note and "the mistake is in `words`" in note

@@ -14,7 +14,7 @@ import numpy as np
 from ... import checks as _library_checks
 from .channel import _Channel
 from .codec import NotebookName, Record, _Decoder, _Encoder, _replay_axes, _student_exception
-from .errors import JudgeError
+from .errors import JudgeError, KernelGarbled, KernelStuck
 from .rules import check_not_using, check_vectorised, own_work_rule
 
 __all__ = ["NotebookProxy", "Remote", "Call", "Results", "Missing", "checks", "check_unchanged", "check_own_work",
@@ -470,7 +470,9 @@ def callee_note(func: Remote, *args, **kwargs) -> str | None:
     stand-ins replaced. When that result differs from the one with the course's (or only one of the two raises),
     the mistake is in a callee, which its own test has judged: the note says so, and that this function passed.
     With several stand-ins, each of the student's callees is tried on its own (the course's others in place), and
-    the note names those that change the result (all of them when only their combination does).
+    the note names those that change the result (all of them when only their combination does). An answer the
+    grader cannot read (too large, malformed) is such a change, never a failure of the function that passed; a
+    kernel that must be replaced (stuck, garbled) is left to the judge's recovery.
 
     Parameters
     ----------
@@ -488,12 +490,17 @@ def callee_note(func: Remote, *args, **kwargs) -> str | None:
         return None
 
     def outcome(f):
+        """``(value, None)``, or ``(None, how the call went wrong)``."""
         try:
             return f(*args, **kwargs), None
+        except (KernelStuck, KernelGarbled):
+            raise  # the kernel must be replaced: the judge's recovery (the cell is flagged for a person)
+        except JudgeError:  # an answer too large or malformed: the function already passed, so it only says so here
+            return None, "gives an answer the grader cannot read"
         except Exception as exc:  # noqa: BLE001 - what the student's code raised is an outcome to compare
             if not getattr(exc, "course_from_student", False):
-                raise  # the judge's own failure (JudgeError) or the hidden test's
-            return None, type(exc).__name__
+                raise  # the hidden test's own failure
+            return None, f"raises {type(exc).__name__}"
 
     def agree(a, b):
         return a[1] == b[1] and (a[1] is not None or _same(a[0], b[0]))
@@ -508,7 +515,7 @@ def callee_note(func: Remote, *args, **kwargs) -> str | None:
                                                       [t for t in func.standins if t is not s])))] or blamed
     names = " and ".join(f"`{s['name']}`" for s in func.standins)
     wrong = " and ".join(f"`{s['name']}`" for s in blamed)
-    how = (f"raises {mine[1]}" if mine[1] else "gives a different result") + " on the same input"
+    how = (mine[1] or "gives a different result") + " on the same input"
     return (f"Note: the hidden tests judge `{func.name}` with the course's {names} in place of yours, so that a "
             f"mistake there costs only its own exercise; judged that way, `{func.name}` passed. With your own "
             f"{names} it {how}: the mistake is in {wrong} (see its test above), not in `{func.name}`.")
