@@ -309,13 +309,13 @@ def offline_env(work_dir, fresh_log: bool = True):
 # Course folder, release
 # ---------------------------------------------------------------------------------------------
 
-def make_course(course_dir, assignments, gradebook: bool = True) -> Path:
+def make_course(course_dir, assignments, gradebook: bool = True, config: bool = False) -> Path:
     """A fresh course folder with ``solutions/<a>/`` and ``hidden_tests/<a>.py`` copied from the repository
     for each assignment, the grader's secret (``.judge-secret``) set to :data:`JUDGE_SECRET`, and, with
     ``gradebook``, an empty ``gradebook.db`` made as the grader makes one (:func:`helpers.grading.course.
     create_gradebook`: the file nbgrader makes, without its ``alembic`` process of 2.5 CPU-s;
     ``tests/test_grading.py`` compares the two). Without it, nbgrader's first command makes it, as in a new
-    instructor's course."""
+    instructor's course. With ``config``, the course's own ``nbgrader_config.py`` too."""
     from helpers.grading.course import create_gradebook
 
     course_dir = Path(course_dir)
@@ -329,6 +329,8 @@ def make_course(course_dir, assignments, gradebook: bool = True) -> Path:
         if (HIDDEN_DIR / f"{a}.py").is_file():
             shutil.copy(HIDDEN_DIR / f"{a}.py", course_dir / "hidden_tests" / f"{a}.py")
     (course_dir / ".judge-secret").write_text(JUDGE_SECRET + "\n")
+    if config:
+        shutil.copy(COURSE_ROOT / "nbgrader_config.py", course_dir / "nbgrader_config.py")
     return course_dir
 
 

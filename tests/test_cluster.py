@@ -12,7 +12,6 @@ requirements.txt; without it the test is skipped, unless ``COURSE_TEST_CLUSTER_R
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -49,8 +48,7 @@ def _cpu_seconds() -> float:
 
 def _course(path: Path) -> tuple[Path, list[str]]:
     """A course folder with the release of 01_cosine in the gradebook and four submissions."""
-    root = tools.make_course(path, [ASSIGNMENT])
-    shutil.copy(tools.COURSE_ROOT / "nbgrader_config.py", root / "nbgrader_config.py")
+    root = tools.make_course(path, [ASSIGNMENT], config=True)
     api = tools.make_api(root)
     tools.generate_release(api, ASSIGNMENT)
     names = tools.notebook_names(ASSIGNMENT)

@@ -39,8 +39,7 @@ def pages(tmp_path_factory):
     """``{"course": html, "stock": html}``: carol's feedback page, by the course and by nbgrader's stock exporter."""
     from helpers.grading.grade import grade_submission
 
-    root = nbt.make_course(tmp_path_factory.mktemp("feedback") / "course", [A])
-    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    root = nbt.make_course(tmp_path_factory.mktemp("feedback") / "course", [A], config=True)
     nbt.generate_release(nbt.make_api(root), A)
     names = nbt.notebook_names(A, root)
     released = {n: nbt.read_nb(root / "notebooks" / A / f"{n}.ipynb") for n in names}

@@ -108,8 +108,7 @@ def _make_course(work: Path) -> Path:
     """A course folder with the release, a gradebook that knows the due dates, a roster and the submissions."""
     from nbgrader.api import Gradebook
 
-    root = nbt.make_course(work / "course", [A, C])
-    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    root = nbt.make_course(work / "course", [A, C], config=True)
     api = nbt.make_api(root)
     nbt.generate_release(api, A)
     with Gradebook(api.coursedir.db_url) as gb:
@@ -472,8 +471,7 @@ def _broken_kernel(folder: Path) -> Path:
 def test_canary_stops_a_kernel_that_cannot_import_the_course(tmp_path):
     """Every submission would score 0: the worked solution is graded first and stops the run with the
     reason (which cells, what error, where the kernel is), before any student is graded or anything written."""
-    root = nbt.make_course(tmp_path / "course", [A], gradebook=False)
-    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    root = nbt.make_course(tmp_path / "course", [A], gradebook=False, config=True)
     release = nbt.read_nb(nbt.RELEASE_DIR / A / f"{A}.ipynb")
     solution = nbt.read_nb(nbt.SOLUTIONS_DIR / A / f"{A}.ipynb")
     nbt.submit(root, A, "alice", {A: nbt.fill_solutions(release, solution)})
@@ -500,8 +498,7 @@ def test_a_failed_run_leaves_no_trap(tmp_path):
     from helpers.grading.run import grade_class
     from helpers.grading.grade import grade_submission
 
-    root = nbt.make_course(tmp_path / "course", [A])
-    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    root = nbt.make_course(tmp_path / "course", [A], config=True)
     release = nbt.read_nb(nbt.RELEASE_DIR / A / f"{A}.ipynb")
     nbt.submit(root, A, "bob", {A: release})
     db = f"sqlite:///{root / 'gradebook.db'}"
@@ -552,8 +549,7 @@ def test_zip_collect_with_the_documented_pattern(tmp_path):
     that time becomes ``timestamp.txt`` (what nbgrader compares with the due date)."""
     from nbgrader.utils import parse_utc
 
-    root = nbt.make_course(tmp_path / "course", [A])
-    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    root = nbt.make_course(tmp_path / "course", [A], config=True)
     nb = (nbt.RELEASE_DIR / A / f"{A}.ipynb").read_bytes()
     with nbt.offline_env(tmp_path):
         res = _zip_collect(root, A, {f"alice_{A}.ipynb": nb, f"bob-smith_{A}.ipynb": nb,
@@ -656,8 +652,7 @@ def test_exchange_root_is_inside_the_course():
 def test_exchange_commands_stay_in_the_course(tmp_path):
     """``nbgrader list`` (what the formgrader's assignment list runs) and ``release_assignment``
     use ``<course>/exchange``: no "Unwritable directory" error, nothing written elsewhere."""
-    root = nbt.make_course(tmp_path / "course", [A])
-    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    root = nbt.make_course(tmp_path / "course", [A], config=True)
     with nbt.offline_env(tmp_path):
         api = nbt.make_api(root)
         nbt.generate_release(api, A)
@@ -676,8 +671,7 @@ def test_flags_are_written_and_keep_the_points_for_a_person(tmp_path):
     pytest.importorskip("helpers.grading.scan", reason="helpers.grading.scan (the static scan) is not in this tree")
     from helpers.grading.run import grade_class
 
-    root = nbt.make_course(tmp_path / "course", [A])
-    shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+    root = nbt.make_course(tmp_path / "course", [A], config=True)
     with nbt.offline_env(tmp_path):
         nbt.generate_release(nbt.make_api(root), A)
         released = {A: nbt.read_nb(root / "notebooks" / A / f"{A}.ipynb")}

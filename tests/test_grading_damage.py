@@ -497,8 +497,7 @@ def test_a_dead_worker_costs_only_its_own_submission(tmp_path):
     from helpers.grading.run import grade_class
 
     with nbt.offline_env(tmp_path):
-        root = nbt.make_course(tmp_path / "course", [A])
-        (root / "nbgrader_config.py").write_text((nbt.COURSE_ROOT / "nbgrader_config.py").read_text())
+        root = nbt.make_course(tmp_path / "course", [A], config=True)
         nbt.generate_release(nbt.make_api(root), A)
         _, full = _notebooks(root)
         sleeper = _append(full, new_code_cell(f"import subprocess\nsubprocess.run({SLEEPER.split()!r})\n"))

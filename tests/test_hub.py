@@ -443,8 +443,7 @@ def test_hub_release_fetch_submit_collect_autograde_feedback():
         # The course folder, owned by the instructor; students may only pass through it (0711) to
         # the exchange (0777; nbgrader makes exchange/weat-course/{outbound,inbound,feedback}).
         course = top / "course"
-        tools.make_course(course, [ASSIGNMENT], gradebook=False)  # the instructor's generate_assignment makes it
-        shutil.copy(tools.COURSE_ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+        tools.make_course(course, [ASSIGNMENT], gradebook=False, config=True)  # the instructor's generate_assignment makes it
         exchange = course / "exchange"
         exchange.mkdir()
         subprocess.run(["chown", "-R", f"{instructor}:{instructor}", str(course)], check=True)

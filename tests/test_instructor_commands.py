@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import re
-import shutil
 import subprocess
 import sys
 
@@ -46,8 +45,7 @@ def course(tmp_path_factory):
     work = tmp_path_factory.mktemp("guide")
     root = work / "course"
     with nbt.offline_env(work):
-        nbt.make_course(root, [A], gradebook=False)  # the guide's first command makes it
-        shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+        nbt.make_course(root, [A], gradebook=False, config=True)  # the guide's first command makes it
         release = nbt.read_nb(nbt.RELEASE_DIR / A / f"{A}.ipynb")
         solution = nbt.read_nb(nbt.SOLUTIONS_DIR / A / f"{A}.ipynb")
         nbt.submit(root, A, "alice", {A: nbt.fill_solutions(release, solution)})

@@ -75,8 +75,7 @@ def course(tmp_path_factory):
     nbt.require_assignment(A)
     work = tmp_path_factory.mktemp("term")
     with nbt.offline_env(work):
-        root = nbt.make_course(work / "course", [A])
-        shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+        root = nbt.make_course(work / "course", [A], config=True)
         api = nbt.make_api(root)
         nbt.generate_release(api, A)
         with Gradebook(api.coursedir.db_url) as gb:

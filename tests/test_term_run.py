@@ -29,8 +29,7 @@ def base(tmp_path_factory):
     nbt.require_assignment(A)
     work = tmp_path_factory.mktemp("term")
     with nbt.offline_env(work):
-        root = nbt.make_course(work / "course", [A])
-        shutil.copy(nbt.COURSE_ROOT / "nbgrader_config.py", root)
+        root = nbt.make_course(work / "course", [A], config=True)
         nbt.submit(root, A, "alice", {A: _full(root)})
     return root
 
