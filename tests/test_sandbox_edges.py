@@ -104,6 +104,13 @@ print(sum(os.write(fd, b"E" * 65536) for _ in range(16)))
 """
 
 
+HISTORY = """
+import json, os
+h = get_ipython().history_manager
+print(json.dumps({"enabled": h.enabled, "file": str(h.hist_file)}))
+"""
+
+
 @pytest.fixture
 def course(tmp_path, monkeypatch):
     nbt.needs_bwrap()
@@ -174,6 +181,8 @@ def probed(request, tmp_path_factory):
             out["grown"] = host_bytes(*watched) - before
             out["mqueue"] = _last_json(await _run(kc, MQUEUE))
             out["stderr_written"] = (await _run(kc, STDERR_FLOOD)).strip()
+            out["history"] = _last_json(await _run(kc, HISTORY))
+            out["after_full"] = [await _run(kc, f"print({i})") for i in range(3)]
             return out
         finally:
             await _stop(km, kc)
@@ -229,6 +238,12 @@ def test_what_a_kernel_writes_to_its_stderr_reaches_the_graders_only_up_to_its_b
     # what the sandbox wrote before (the debugger's warnings) counts too: a few hundred bytes
     assert warm.STDERR_BYTES - 4096 <= err.count("E") <= warm.STDERR_BYTES, len(err)
     assert "the rest of the stderr of" in err, err[-300:]
+
+
+def test_a_kernel_keeps_no_history_database_so_a_full_disk_adds_nothing_to_a_cells_output(probed):
+    # IPython's history thread, writing to a full HOME, printed its error into whichever cell ran next
+    assert probed["history"]["enabled"] is False, probed["history"]
+    assert probed["after_full"] == ["0\n", "1\n", "2\n"], probed["after_full"]
 
 
 def _template_pid(template: warm.Template) -> int:

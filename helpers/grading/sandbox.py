@@ -111,6 +111,12 @@ SYSTEM_DIRS = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
 #: Where the kernel's HOME is inside the sandbox (on its private /tmp).
 SANDBOX_HOME = "/tmp/home"
 
+#: Options given to an IPython kernel the grader starts. IPython's history database is a SQLite file in
+#: HOME written by a background thread: nothing reads it when grading, it spends the kernel's disk
+#: budget, and once a submission fills that budget the thread prints "The history saving thread hit an
+#: unexpected error" into whichever cell is running (into a student's graded output).
+IPYTHON_KERNEL_OPTIONS = ("--HistoryManager.enabled=False",)
+
 _INSTALL = (
     "Install bubblewrap, the sandbox that keeps a submission away from the answers, the gradebook, other "
     "students' work, the network and the course's files (Debian/Ubuntu: `sudo apt-get install bubblewrap`; "
@@ -532,10 +538,17 @@ class SandboxKernelManager(AsyncKernelManager):
     def _sandbox(self) -> Sandbox:
         return Sandbox(config=self.config)
 
+    async def _ipython_kernel_cmd(self, **kw):
+        """jupyter_client's kernel command, with :data:`IPYTHON_KERNEL_OPTIONS` for an IPython kernel."""
+        kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
+        if "ipykernel_launcher" in kernel_cmd[1:3]:
+            kernel_cmd = [*kernel_cmd, *IPYTHON_KERNEL_OPTIONS]
+        return kernel_cmd, kw
+
     async def _async_pre_start_kernel(self, **kw):
         settings = self._sandbox()
         if not settings.enabled:
-            kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
+            kernel_cmd, kw = await self._ipython_kernel_cmd(**kw)
             env = dict(kw.get("env") or os.environ)
             env["PYTHONSAFEPATH"] = "1"  # the working folder is not on sys.path
             if self.overlays:
@@ -561,7 +574,7 @@ class SandboxKernelManager(AsyncKernelManager):
         self.ip = os.path.join(warm.sockets_dir(), "ipc")
         assert self.kernel_spec is not None
         self.kernel_spec.interrupt_mode = "message"  # signals cannot enter the PID namespace
-        kernel_cmd, kw = await super()._async_pre_start_kernel(**kw)
+        kernel_cmd, kw = await self._ipython_kernel_cmd(**kw)
         workdir = Path(kw.get("cwd") or os.getcwd()).resolve()
         root = settings.root()
         env = kw.get("env") or dict(os.environ)
