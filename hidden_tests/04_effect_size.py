@@ -84,7 +84,9 @@ def effect_size_tests(nb, seed):
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 _chk.check_close(answer(k, D0_DOUBLED), answer(k, D0), f"effect_size(ddof=0) with each of the {nx} + "
                                  f"{ny} scores repeated twice (which should not change d)", rtol=1e-9,
-                                 hint="The numerator is the difference of the two means, not of the two sums.")
+                                 hint="The numerator is the difference of the two means, not of the two sums; "
+                                      "and pass ddof on to the standard deviation (with ddof=0, repeating every "
+                                      "score changes neither the means nor the standard deviation).")
         with each:
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 _chk.check_close(d1s[k], reference.effect_size_from_scores(sx, sy, ddof=1),

@@ -206,9 +206,15 @@ def drop_least_namelike_tests(nb, seed):
 # Exercise 3: wefat_correlation
 # ---------------------------------------------------------------------------------------------------
 
+#: The keys of wefat_correlation's result (its docstring's Returns).
+WEFAT_KEYS = ("words", "values", "scores", "r", "p", "slope", "intercept", "missing", "dropped")
+
+
 def _compare_wefat(got, ref, label):
     """``got`` (what wefat_correlation returned) against the reference's WefatResult ``ref``."""
     assert isinstance(got, dict), f"{label}: the result should be a dict."
+    lacking = [k for k in WEFAT_KEYS if k not in got]
+    assert not lacking, f"{label}: the result lacks the key(s) {', '.join(map(repr, lacking))}."
     assert list(got["words"]) == ref.words, f"{label}: `words` is not correct."
     assert list(got["missing"]) == ref.missing_words, f"{label}: `missing` is not correct."
     assert list(got["dropped"]) == ref.filtered_words, f"{label}: `dropped` is not correct."
@@ -256,7 +262,7 @@ def wefat_correlation_tests(nb, seed):
                               ValueError, "Fewer than 3 words should raise ValueError")
         with each:  # exactly 3 words left are enough; 2 left after the filter are not
             three = wefat_correlation(kv, ["nurse", "engineer", "zqxjob", "librarian"], [90.0, 10.0, 50.0, 80.0])
-            assert isinstance(three, dict) and list(three["words"]) == ["nurse", "engineer", "librarian"], (
+            assert isinstance(three, dict) and list(three.get("words", ())) == ["nurse", "engineer", "librarian"], (
                 "With exactly 3 words found, wefat_correlation should compute the correlation (a correlation needs at "
                 "least 3).")
         with each:

@@ -25,19 +25,28 @@ LEXICON = TextFile("category,word\npositive_emotion,Zest\nnegative_emotion,gloom
 VOCABULARY = {"zest", "cheer", "bliss", "amity", "happy", "gloom", "office", "essay"}
 
 
+def _pair(result):
+    """``result`` as ``(found, missing)``; a failed check (not an error of the test's own unpacking) otherwise."""
+    assert isinstance(result, (tuple, list)) and len(result) == 2, (
+        f"load_lexicon should return two lists, (found, missing), not {type(result).__name__}"
+        + (f" of {len(result)}" if isinstance(result, (tuple, list)) else "") + ".")
+    return result
+
+
 def load_lexicon_tests(nb, seed):
     """Capitals, spaces, repeats, the file's order, exact category names, no word found; own work."""
     load_lexicon = nb.load_lexicon
     with _chk.every_failure() as each:  # each block fails alone: the feedback names every mistake
         # own work first, alone (its run is also the first value check)
-        found, missing = _chk.check_own_work(load_lexicon, "load_lexicon", "empath_category", what="`load_lexicon`",
-                                             run=lambda: load_lexicon(LEXICON, "positive_emotion", VOCABULARY))
+        first = _chk.check_own_work(load_lexicon, "load_lexicon", "empath_category", what="`load_lexicon`",
+                                    run=lambda: load_lexicon(LEXICON, "positive_emotion", VOCABULARY))
         with each:
+            found, missing = _pair(first)
             assert [list(found), list(missing)] == [["zest", "cheer", "bliss", "amity", "happy"], ["qqqx"]], (
                 "load_lexicon on a file with capitals, spaces, a repeated word and an out-of-vocabulary word is not "
                 "right.")
         with each:
-            found, missing = load_lexicon(LEXICON, "work", VOCABULARY)
+            found, missing = _pair(load_lexicon(LEXICON, "work", VOCABULARY))
             assert [list(found), list(missing)] == [["office"], []], (
                 "'work' must match the category exactly (not 'homework').")
         with each:

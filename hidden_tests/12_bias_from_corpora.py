@@ -43,7 +43,7 @@ def cooccurrence_counts_tests(nb, seed):
         # own work first, alone (its run is also the first value check)
         C = _chk.check_own_work(cooccurrence_counts, "cooccurrence_counts", what="`cooccurrence_counts`",
                                 run=lambda: cooccurrence_counts(ids, sent, 9, 2))
-        with each:  # C is compared again in the block on n_words
+        with each:
             _chk.check_shape(C, (9, 9), "cooccurrence_counts on a random corpus of 9 words")
             _chk.check_close(C, _reference.cooccurrence_counts(sents, vocab, 2).toarray(),
                              "cooccurrence_counts (window 2) on 60 random sentences with words outside the vocabulary",
@@ -55,8 +55,11 @@ def cooccurrence_counts_tests(nb, seed):
                                  f"cooccurrence_counts with window {window} on 60 random sentences", rtol=0, atol=0)
         with each:
             # a vocabulary word that never occurs keeps its (zero) row and column
-            _chk.check_close(cooccurrence_counts(ids, sent, 11, 2)[:9, :9], C,
-                             "cooccurrence_counts with n_words larger than the words that occur", rtol=0, atol=0)
+            wide = cooccurrence_counts(ids, sent, 11, 2)
+            what = "cooccurrence_counts with n_words 11, larger than the 9 words that occur"
+            _chk.check_shape(wide, (11, 11), what)
+            _chk.check_close(wide, np.pad(_reference.cooccurrence_counts(sents, vocab, 2).toarray(), ((0, 2), (0, 2))),
+                             f"{what} (the two that never occur keep zero rows and columns)", rtol=0, atol=0)
         with each:
             one = cooccurrence_counts(np.array([3]), np.array([0]), 4, 2)
             _chk.check_close(one, np.zeros((4, 4)), "cooccurrence_counts of a one-word corpus", rtol=0, atol=0)

@@ -945,6 +945,20 @@ def test_callee_note_names_the_callee_that_changes_the_result():
     assert callee_note(h, 3) is None
 
 
+def test_callee_note_blames_no_callee_when_the_functions_own_result_varies():
+    """A function whose result changes from call to call (06's table1_rows without its seeded generator) differs
+    from itself, not because of its callee: no note blames the callee."""
+    from helpers.grading.judge.api import Remote, callee_note
+
+    user_ns = {}
+    exec("import itertools\n_n = itertools.count()\n"  # noqa: S102 - the test's own source
+         "def f(x):\n    return x + 1\ndef h(x):\n    return f(x) + next(_n)\n", user_ns)
+    h = Remote(_ServeChannel(_runtime(user_ns)), "h").alone(f=_course_plus_one)
+    assert callee_note(h, 3) is None
+    exec("def h(x):\n    return f(x)\ndef f(x):\n    return x + 2\n", user_ns)  # noqa: S102
+    assert "the mistake is in `f` (see" in callee_note(h, 3)
+
+
 def test_callee_note_compares_a_dict_of_results_key_by_key():
     """07's wefat_correlation returns a dict holding arrays (and 06's table1_rows a list of dicts): equal results
     are the same, so a right callee gives no note; a changed array or word is not."""

@@ -52,6 +52,7 @@ _SWAP_REFERENCE = ("from helpers.corpus import counterfactual_augmentation\n"
 # points, and the edits of the worked solution ((old, new); each old occurs there exactly once).
 MUTANTS = [
     # --- cooccurrence_counts ---
+    {"name": "cooccurrence_counts sized by the largest index that occurs, not by n_words", "cell": "cooccurrence_counts", "fails": ["cooccurrence_counts_tests"], "replace": [("counts = np.bincount(a * n_words + b, minlength=n_words * n_words).reshape(n_words, n_words)", "m = int(ids.max()) + 1\n    counts = np.bincount(a * m + b, minlength=m * m).reshape(m, m)")]},
     {"name": "cooccurrence_counts counting each pair in one direction only (not symmetric)", "cell": "cooccurrence_counts", "fails": ["cooccurrence_counts_tests"], "replace": [(_RETURN_COUNTS, "return counts.astype(np.float64)")]},
     {"name": "cooccurrence_counts whose windows cross sentence boundaries", "cell": "cooccurrence_counts", "fails": ["cooccurrence_counts_tests"], "replace": [(_KEEP, "keep = (ids[first] >= 0) & (ids[second] >= 0)")]},
     {"name": "cooccurrence_counts that counts only the pairs at distance exactly window", "cell": "cooccurrence_counts", "fails": ["cooccurrence_counts_tests"], "replace": [("np.arange(1, window + 1)[None, :]", "np.arange(window, window + 1)[None, :]")]},

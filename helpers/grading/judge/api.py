@@ -470,7 +470,8 @@ def callee_note(func: Remote, *args, **kwargs) -> str | None:
     stand-ins replaced. When that result differs from the one with the course's (or only one of the two raises),
     the mistake is in a callee, which its own test has judged: the note says so, and that this function passed.
     With several stand-ins, each of the student's callees is tried on its own (the course's others in place), and
-    the note names those that change the result (all of them when only their combination does). An answer the
+    the note names those that change the result (all of them when only their combination does). A function whose
+    result with the course's callees changes from one call to the next gets no note. An answer the
     grader cannot read (too large, malformed) is such a change, never a failure of the function that passed; a
     kernel that must be replaced (stuck, garbled) is left to the judge's recovery.
 
@@ -506,8 +507,8 @@ def callee_note(func: Remote, *args, **kwargs) -> str | None:
         return a[1] == b[1] and (a[1] is not None or _same(a[0], b[0]))
 
     course, mine = outcome(func), outcome(Remote(func._channel, func.name))
-    if agree(course, mine):
-        return None
+    if agree(course, mine) or not agree(course, outcome(func)):
+        return None  # the same; or the function's own result changes from call to call, which blames no callee
     blamed = list(func.standins)
     if len(blamed) > 1:  # which of the student's callees changes the result, each on its own with the course's others
         blamed = [s for s in func.standins
