@@ -16,7 +16,7 @@ import visible_catch
 #: catches more.
 CAUGHT = {"01_cosine": 20, "02_association": 27, "03_differential_association": 22, "04_effect_size": 34,
           "05_permutation_tests": 35, "06_table1": 23, "07_wefat": 32, "08_debiasing": 36, "09_generalised_weat": 41,
-          "10_lexicon_weat": 14, "11_enumerating_biases": 21, "12_bias_from_corpora": 22}
+          "10_lexicon_weat": 14, "11_enumerating_biases": 21, "12_bias_from_corpora": 23}
 #: Issue 42's targets: the share of the whole library the visible checks catch, and of each notebook's.
 OVERALL, EACH = 0.70, 0.50
 

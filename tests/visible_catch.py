@@ -31,6 +31,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import nbgrader_tools as nbt  # noqa: E402  (tests/ on the path first)
 
+#: The seed of the global random states in each mutant's copy (:func:`_seed_global_randomness`).
+GLOBAL_SEED = 0
+
 #: Seconds one mutant's copy may take (its cell and the cells up to its test cell) before it counts as a hang.
 TIMEOUT = 300
 
@@ -83,6 +86,17 @@ def measure(assignment: str) -> list[dict]:
     return results
 
 
+def _seed_global_randomness() -> None:
+    """Give Python's and NumPy's global random states a fixed seed in each copy. They start from the operating
+    system's entropy, so a mutant that draws from them (instead of the ``rng`` it is given) could pass a visible
+    check by a chance coincidence of its draws in one run and not in the next: the count would vary between runs."""
+    import random
+
+    random.seed(GLOBAL_SEED)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(GLOBAL_SEED)
+
+
 def _fork(nb, ns, i, source, tests) -> dict:
     """Run the mutant's ``source`` in place of cell ``i`` and the cells up to the last of ``tests`` in a forked
     copy: caught when its own cell or one of ``tests`` raises (an error in another cell is not a visible check)."""
@@ -90,6 +104,7 @@ def _fork(nb, ns, i, source, tests) -> dict:
     pid = os.fork()
     if pid == 0:  # the copy: report, never return
         os.close(r)
+        _seed_global_randomness()
         out = {"caught": False, "message": ""}
         for j in range(i, max(tests) + 1):
             if nb.cells[j].cell_type != "code":
