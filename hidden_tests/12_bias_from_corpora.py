@@ -73,6 +73,14 @@ def cooccurrence_counts_tests(nb, seed):
             _chk.check_raises(lambda: cooccurrence_counts(ids, sent, 5, 2), ValueError,
                               "An index at least n_words should raise ValueError")
         with each:
+            below = ids.copy()
+            below[3] = -2
+            _chk.check_raises(lambda: cooccurrence_counts(below, sent, 9, 2), ValueError,
+                              "An index below -1 should raise ValueError (-1 alone marks a word outside the vocabulary)")
+        with each:
+            _chk.check_raises(lambda: cooccurrence_counts(ids.reshape(-1, 1), sent.reshape(-1, 1), 9, 2), ValueError,
+                              "ids and sentence given as columns (2-D arrays) should raise ValueError")
+        with each:
             _chk.check_vectorised(cooccurrence_counts, hint="Make every pair (i, i + k) at once by broadcasting the "
                                   "positions against the distances 1 .. window, then count the pairs with np.bincount.")
 
@@ -107,6 +115,9 @@ def ppmi_tests(nb, seed):
         with each:
             _chk.check_raises(lambda: ppmi(np.array([[1.0, np.nan], [2.0, 0.0]])), ValueError,
                               "A NaN count should raise ValueError")
+        with each:
+            _chk.check_raises(lambda: ppmi(np.array([[1.0, np.inf], [2.0, 0.0]])), ValueError,
+                              "An infinite count should raise ValueError")
         with each:
             _chk.check_raises(lambda: ppmi(np.zeros((3, 2))), ValueError, "A matrix of zeros should raise ValueError")
         with each:

@@ -42,6 +42,15 @@ NO_DROPPED_KEY = _edited("07_wefat", ("wefat_score", "drop_least_namelike", "wef
 THREE_LISTS = _edited("10_lexicon_weat", ("load_lexicon",), [("return found, missing", "return found, missing, words")],
                       "import csv\n")
 
+#: 12's cooccurrence_counts that skips every negative index (not only -1) and accepts 2-D ids: the hidden test named
+#: "every error of the docstring" but had no case of either.
+LOOSE_COUNTS = _edited("12_bias_from_corpora", ("cooccurrence_counts",), [
+    ("if ids.ndim != 1 or ids.shape != sentence.shape:", "if ids.size != sentence.size:"), ("ids.min() < -1 or ", "")])
+
+#: 12's ppmi that refuses NaN but not infinity.
+INFINITE_PPMI = _edited("12_bias_from_corpora", ("ppmi",), [
+    ("if not np.isfinite(C).all() or (C < 0).any():", "if np.isnan(C).any() or (C < 0).any():")])
+
 #: 04's effect_size that ignores ddof (always N - 1): the hint of the doubled-scores check named only the numerator.
 FIXED_DDOF = _edited("04_effect_size", ("effect_size",), [("sd = pooled.std(ddof=ddof)", "sd = pooled.std(ddof=1)")])
 
@@ -51,9 +60,12 @@ FIXED_DDOF = _edited("04_effect_size", ("effect_size",), [("sd = pooled.std(ddof
     ("07_wefat", "wefat_correlation_tests", NO_DROPPED_KEY,
      ["The 50 occupations: the result lacks the key(s) 'dropped'.", "The 50 names, fraction 0.2: the result lacks",
       "The 50 names, fraction 0.3: the result lacks", "Flower names with other attribute sets: the result lacks"]),
+    ("12_bias_from_corpora", "cooccurrence_counts_tests", LOOSE_COUNTS,
+     ["An index below -1 should raise ValueError", "ids and sentence given as columns (2-D arrays)"]),
+    ("12_bias_from_corpora", "ppmi_tests", INFINITE_PPMI, ["An infinite count should raise ValueError"]),
     ("10_lexicon_weat", "load_lexicon_tests", THREE_LISTS,
      ["load_lexicon should return two lists, (found, missing), not tuple of 3.", "not tuple of 3."]),
-], ids=["12-sized-by-ids", "07-missing-key", "10-three-lists"])
+], ids=["12-sized-by-ids", "07-missing-key", "12-loose-errors", "12-ppmi-infinity", "10-three-lists"])
 def test_a_hidden_check_names_the_mistake_it_was_too_weak_for(notebook, test, source, expected):
     messages = _messages(notebook, test, source)
     assert len(messages) == len(expected), messages
