@@ -1,6 +1,6 @@
-"""Hidden checks a review of ``hidden_tests/`` found too weak, or reported wrongly: each answer below is wrong in one
-way that the old check let through (or blamed on the wrong thing), and its hidden test, run in the grader's process
-against the course's kernel runtime, must now name that mistake, and only it.
+"""Hidden checks a review of ``hidden_tests/`` found too weak, missing or reported wrongly: each answer below is wrong
+in a way the old checks let through (or blamed on the wrong thing), and its hidden test, run in the grader's process
+against the course's kernel runtime, must now name each of its mistakes, and only those.
 """
 import pytest
 
