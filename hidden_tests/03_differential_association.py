@@ -72,11 +72,29 @@ def _attribute_direction(A, B) -> np.ndarray:
     return (A / lengths_a).mean(axis=0) - (B / lengths_b).mean(axis=0)
 
 
+def _positive_on_attributes(each, func, name: str, sign_hint: str) -> None:
+    """The block both forms share: ``func(A, B, A, B)``, the attribute words as the targets, is a positive float."""
+    with each:
+        own = func(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
+        _chk.check_type(own, float, f"{name}(A, B, A, B)")
+        assert own > 0, (
+            f"{name}(A, B, A, B), with the attribute words themselves as the targets, should be positive: the words "
+            f"of A are closer to A than the words of B are. Check the sign: the sum over X minus the sum over Y, "
+            f"{sign_hint}")
+
+
+def _shared_calls(X, Y, A, B) -> tuple:
+    """The calls :func:`_shared_checks` reads for one case, in its order: the statistic, X rescaled, A rescaled, X
+    and Y repeated."""
+    return ((X, Y, A, B), (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
+            (np.vstack([X, X]), np.vstack([Y, Y]), A, B))
+
+
 def _shared_checks(each, name: str, cases: list, answers, per_case: int, hints: dict) -> list:
     """The checks both forms of s(X, Y, A, B) share, each block failing alone: the value on each random case (against
     the reference), unchanged by rescaling the vectors of X or of A, doubled by repeating every target word.
 
-    ``answers`` holds ``per_case`` answers per case: the statistic, then X rescaled, A rescaled, X and Y repeated.
+    ``answers`` holds ``per_case`` answers per case, the first four from :func:`_shared_calls`.
     Returns the statistic of each case (those read before one raised).
     """
     gots = []  # s(X, Y, A, B) of each case, all read before any is checked: the checks below compare with them
@@ -106,19 +124,13 @@ def differential_association_tests(nb, seed):
     with _chk.every_failure() as each:
         _chk.check_own_work(differential_association, "differential_association", what="`differential_association`",
                             run=lambda: differential_association(*_OWN_WORK_SETS))
-        with each:
-            own = differential_association(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
-            _chk.check_type(own, float, "differential_association(A, B, A, B)")
-            assert own > 0, (
-                "differential_association(A, B, A, B), with the attribute words themselves as the targets, should be "
-                "positive: the words of A are closer to A than the words of B are. Check the sign: the sum over X "
-                "minus the sum over Y, and for each word the mean cosine with A minus the mean cosine with B.")
+        _positive_on_attributes(each, differential_association, "differential_association",
+                                "and for each word the mean cosine with A minus the mean cosine with B.")
         rng = np.random.default_rng([seed, 356183])
         cases = [_random_sets(rng, attribute_lengths=False) for _ in range(5)]
         # one request; six calls per case, the answers read in the calls' order
         answers = differential_association.map(args for X, Y, A, B in cases for args in (
-            (X, Y, A, B), (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
-            (np.vstack([X, X]), np.vstack([Y, Y]), A, B), (Y, X, A, B), (X, Y, B, A)))
+            *_shared_calls(X, Y, A, B), (Y, X, A, B), (X, Y, B, A)))
         gots = _shared_checks(each, "differential_association", cases, answers, 6, {
             "value": "Each target word's score is the mean (not the sum) of its cosines with A minus the mean of its "
                      "cosines with B; the statistic is the sum of the scores over X minus the sum over Y.",
@@ -239,19 +251,12 @@ def differential_association_centroid_tests(nb, seed):
                             what="`differential_association_centroid` (which should use the centroid form, not "
                                  "s(w, A, B))",
                             run=lambda: centroid_form(*_OWN_WORK_SETS))
-        with each:
-            own = centroid_form(_P, _Q, _P.copy(), _Q.copy())  # four arrays in the kernel, not two
-            _chk.check_type(own, float, "differential_association_centroid(A, B, A, B)")
-            assert own > 0, (
-                "differential_association_centroid(A, B, A, B), with the attribute words themselves as the targets, "
-                "should be positive: the words of A are closer to A than the words of B are. Check the sign: the sum "
-                "over X minus the sum over Y, dotted with the centroid of A minus the centroid of B.")
+        _positive_on_attributes(each, centroid_form, "differential_association_centroid",
+                                "dotted with the centroid of A minus the centroid of B.")
         rng = np.random.default_rng([seed, 1708])
         cases = [_random_sets(rng, attribute_lengths=True) for _ in range(5)]
         # one request; four calls per case, the answers read in the calls' order
-        answers = centroid_form.map(args for X, Y, A, B in cases for args in (
-            (X, Y, A, B), (_rescaled(X, 0.5, 4.0), Y, A, B), (X, Y, _rescaled(A, 0.5, 4.0), B),
-            (np.vstack([X, X]), np.vstack([Y, Y]), A, B)))
+        answers = centroid_form.map(args for X, Y, A, B in cases for args in _shared_calls(X, Y, A, B))
         _shared_checks(each, "differential_association_centroid", cases, answers, 4, {
             "value": "Dot the difference of the target sums with attribute_direction(A, B) as it is (not rescaled to "
                      "length 1).",

@@ -25,6 +25,22 @@ REFERENCES = {"statistics": ["effect_size"]}
 _OWN = ("effect_size", "effect_size_from_scores")
 
 
+def _swapped_and_scaled(each, cases, d, swapped, scaled, call: str, *, swap_hint: str, scale_hint: str) -> None:
+    """The two blocks effect_size's and cohens_d's tests share: swapping X and Y flips the sign of d, multiplying
+    every score by 10 leaves it as it is. ``d(k)``, ``swapped(k)`` and ``scaled(k)`` are case k's answers, read inside
+    the blocks (a value an earlier block failed to read stops the test there, as any hidden test's own error);
+    ``call`` names the call in the messages, with ``{}`` for its two arguments."""
+    name = call.split("(")[0]
+    with each:
+        for k, (nx, ny, _, _) in enumerate(cases):
+            _chk.check_close(swapped(k), -d(k), f"{call.format('sy, sx')} with X and Y swapped ({ny} + {nx} scores), "
+                             f"which should be -{call.format('sx, sy')}", rtol=1e-9, hint=swap_hint)
+    with each:
+        for k, (nx, ny, _, _) in enumerate(cases):
+            _chk.check_close(scaled(k), d(k), f"{name} on the same {nx} + {ny} scores multiplied by 10 (which should "
+                             "not change d: it has no units)", rtol=1e-9, hint=scale_hint)
+
+
 def effect_size_tests(nb, seed):
     """Hidden tests of the cell `effect_size_tests`."""
     effect_size = nb.effect_size
@@ -59,19 +75,13 @@ def effect_size_tests(nb, seed):
                     f"effect_size(sx, sy, ddof=1) on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X "
                     "minus the mean of Y (keep its sign: no absolute value), divided by a standard deviation, which is "
                     "positive.")
-        with each:
-            for k, (nx, ny, sx, sy) in enumerate(cases):
-                _chk.check_close(answer(k, SWAPPED), -d1s[k], f"effect_size(sy, sx, ddof=1) with X and Y swapped "
-                                 f"({ny} + {nx} scores), which should be -effect_size(sx, sy, ddof=1)", rtol=1e-9,
-                                 hint="Swapping X and Y should flip the sign of d and change nothing else: do not "
+        _swapped_and_scaled(each, cases, lambda k: d1s[k], lambda k: answer(k, SWAPPED), lambda k: answer(k, SCALED),
+                            "effect_size({}, ddof=1)",
+                            swap_hint="Swapping X and Y should flip the sign of d and change nothing else: do not "
                                       "take the absolute value, and use a standard deviation that treats X and Y "
-                                      "alike (that of all the scores together).")
-        with each:
-            for k, (nx, ny, sx, sy) in enumerate(cases):
-                _chk.check_close(answer(k, SCALED), d1s[k], f"effect_size on the same {nx} + {ny} scores multiplied by "
-                                 "10 (which should not change d: it has no units)", rtol=1e-9,
-                                 hint="Divide by the standard deviation, the square root of the variance (not by the "
-                                      "variance).")
+                                      "alike (that of all the scores together).",
+                            scale_hint="Divide by the standard deviation, the square root of the variance (not by the "
+                                       "variance).")
         with each:
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 N = nx + ny
@@ -180,18 +190,12 @@ def cohens_d_tests(nb, seed):
                 assert (c > 0) == (e > 0), (
                     f"cohens_d on {nx} + {ny} unseen scores has the wrong sign: d is the mean of X minus the mean of "
                     "Y, divided by s_p, which is positive (keep the sign: no absolute value).")
-        with each:
-            for k, (nx, ny, sx, sy) in enumerate(cases):
-                _chk.check_close(answer(k, SWAPPED), -cs[k], f"cohens_d(sy, sx) with X and Y swapped ({ny} + {nx} "
-                                 "scores), which should be -cohens_d(sx, sy)", rtol=1e-9,
-                                 hint="Swapping X and Y should flip the sign of d and change nothing else: do not take "
+        _swapped_and_scaled(each, cases, lambda k: cs[k], lambda k: answer(k, SWAPPED), lambda k: answer(k, SCALED),
+                            "cohens_d({})",
+                            swap_hint="Swapping X and Y should flip the sign of d and change nothing else: do not take "
                                       "the absolute value, and pool the spread of both groups in s_p (not one group's "
-                                      "standard deviation).")
-        with each:
-            for k, (nx, ny, sx, sy) in enumerate(cases):
-                _chk.check_close(answer(k, SCALED), cs[k], f"cohens_d on the same {nx} + {ny} scores multiplied by 10 "
-                                 "(which should not change d: it has no units)", rtol=1e-9,
-                                 hint="Divide by s_p, the square root of the pooled variance (not by the variance).")
+                                      "standard deviation).",
+                            scale_hint="Divide by s_p, the square root of the pooled variance (not by the variance).")
         with each:
             for k, (nx, ny, sx, sy) in enumerate(cases):
                 _chk.check_close(cs[k], expected[k], f"cohens_d on {nx} + {ny} unseen scores", rtol=1e-9,

@@ -2,7 +2,6 @@
 (:class:`Remote`, :meth:`Remote.map` with :class:`Call`) and the checks (:data:`checks`)."""
 from __future__ import annotations
 
-import builtins
 import collections.abc
 import contextlib
 import inspect
@@ -252,12 +251,12 @@ def reference_source(func: types.FunctionType) -> str:
             raise TypeError(f"{f!r} is not a function of {func.__module__}")
         order.append(f)
         for name in sorted(_names_used(f.__code__)):
-            value = f.__globals__.get(name, getattr(builtins, name, None))
-            if name == "np" or (name not in f.__globals__ and hasattr(builtins, name)):
+            if name == "np" or name not in f.__globals__:  # a builtin, or an attribute's name (``x.mean``)
                 continue
+            value = f.__globals__[name]
             if isinstance(value, types.FunctionType) and value.__module__ == func.__module__:
                 todo.append(value)
-            elif name in f.__globals__:
+            else:
                 raise TypeError(f"{func.__name__} uses {name!r}, which the kernel would not have: a stand-in may use "
                                 "np, builtins and the functions of its own module only")
     return "\n\n".join(textwrap.dedent(inspect.getsource(f)) for f in reversed(order))

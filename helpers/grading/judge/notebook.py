@@ -44,6 +44,11 @@ GARBLED = ("The Python kernel running this notebook sent a message the grader co
 STUCK = ("Your code did not answer the grader within {timeout:.0f} s while it was being checked (an endless loop, "
          "or work far slower than needed). This cell scored 0 and is flagged for a person to look at.")
 
+#: The most characters of a passed hidden test's note (:func:`~.api.callee_note`) a cell shows: its longest, with
+#: two callees named, is about 420 (plus an exception's name, at most 200); the bound only keeps a hidden test's bug
+#: from flooding the feedback.
+MAX_NOTE_CHARS = 2000
+
 #: CPython 3.11's parser can raise ``SystemError: AST constructor recursion depth mismatch`` for code that is fine
 #: (python/cpython#106905; :func:`helpers.grading.scan.parse_python`): a cell that fails with it is flagged.
 SPURIOUS_ERROR = "AST constructor recursion depth mismatch"
@@ -148,13 +153,16 @@ def _error_output(ename: str, text: str):
     return NotebookNode(output_type="error", ename=ename, evalue=text, traceback=[f"{ename}: {text}"])
 
 
+def _printed(text: str):
+    """``text`` as printed output of a cell (a line, when it has any)."""
+    from nbformat import NotebookNode
+    return NotebookNode(output_type="stream", name="stdout", text=text + ("\n" if text else ""))
+
+
 def _as_text(output):
     """An execute_result or display_data of a test cell as plain text (its number is never partial credit)."""
-    from nbformat import NotebookNode
-    data = output.get("data", {})
-    text = data.get("text/plain", "")
-    text = "".join(text) if isinstance(text, list) else str(text)
-    return NotebookNode(output_type="stream", name="stdout", text=text + ("\n" if text else ""))
+    text = output.get("data", {}).get("text/plain", "")
+    return _printed("".join(text) if isinstance(text, list) else str(text))
 
 
 class NotebookJudge:
@@ -234,8 +242,7 @@ class NotebookJudge:
             with warnings_silenced():
                 note = case(NotebookProxy(channel), self.seed)
             if isinstance(note, str) and note:  # a passed test's note (api.callee_note): never a number or a value
-                from nbformat import NotebookNode
-                cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=note[:2000] + "\n"))
+                cell.outputs.append(_printed(note[:MAX_NOTE_CHARS]))
         except AssertionError as exc:
             cell.outputs.append(_error_output("AssertionError", hidden_failures_text(exc)))
             if SPURIOUS_ERROR in str(exc):
