@@ -90,6 +90,26 @@ def _shared_calls(X, Y, A, B) -> tuple:
             (np.vstack([X, X]), np.vstack([Y, Y]), A, B))
 
 
+def _unchanged_and_glove(each, func, name: str, cases: list, errors):
+    """The blocks both forms share after :func:`_shared_checks`: the inputs of each random case unchanged, and the
+    value on two rows of Table 1 this notebook does not use. ``errors(X, Y, A, B, empty)`` gives the calls each form
+    makes that should raise, on row 10's sets; they go in the same request, after the two rows.
+
+    Returns the request's answers: the two rows', then those of ``errors``, from index 2.
+    """
+    with each:
+        for X, Y, A, B in cases:
+            _chk.check_unchanged(func, X, Y, A, B, what=f"{name}(X, Y, A, B)")
+    glove = [_glove_sets(row) for row in (8, 10)]  # rows this notebook does not use
+    # one request; the answers checked in the order of the calls
+    answers = func.map([tuple(sets) for sets in glove] + errors(*glove[-1], np.empty((0, 50))))
+    with each:
+        for i, sets in enumerate(glove):
+            _chk.check_close(answers[i], reference.differential_association(*sets), f"{name} on GloVe vectors of "
+                             "another row of Table 1", rtol=1e-6, atol=1e-9)
+    return answers
+
+
 def _shared_checks(each, name: str, cases: list, answers, per_case: int, hints: dict) -> list:
     """The checks both forms of s(X, Y, A, B) share, each block failing alone: the value on each random case (against
     the reference), unchanged by rescaling the vectors of X or of A, doubled by repeating every target word.
@@ -150,19 +170,10 @@ def differential_association_tests(nb, seed):
                 _chk.check_close(answers[6 * i + 5], -got, "differential_association(X, Y, B, A), which should be "
                                  "-s(X, Y, A, B)", rtol=1e-7, atol=1e-10,
                                  hint="Swapping A and B flips the sign: do not take the absolute value.")
-        with each:
-            for X, Y, A, B in cases:
-                _chk.check_unchanged(differential_association, X, Y, A, B, what="differential_association(X, Y, A, B)")
-        glove = [_glove_sets(row) for row in (8, 10)]  # rows this notebook does not use
-        X, Y, A, B = glove[-1]
-        empty = np.empty((0, 50))
-        # one request; the answers checked in the order of the calls
-        answers = differential_association.map([tuple(sets) for sets in glove] + [
-            (X[:5], Y[:4], A, B), (Y[:3], X[:6], A, B), (empty, empty, A, B), (X, Y, empty, B), (X, Y, A, empty)])
-        with each:
-            for i, sets in enumerate(glove):
-                _chk.check_close(answers[i], reference.differential_association(*sets), "differential_association on "
-                                 "GloVe vectors of another row of Table 1", rtol=1e-6, atol=1e-9)
+        answers = _unchanged_and_glove(each, differential_association, "differential_association", cases,
+                                       lambda X, Y, A, B, empty: [(X[:5], Y[:4], A, B), (Y[:3], X[:6], A, B),
+                                                                  (empty, empty, A, B), (X, Y, empty, B),
+                                                                  (X, Y, A, empty)])
         with each:
             _chk.check_raises(lambda: answers[2], ValueError,
                               "differential_association with 5 words in X and 4 in Y should raise ValueError")
@@ -263,18 +274,8 @@ def differential_association_centroid_tests(nb, seed):
             "X": "Normalise each target vector (each row) to length 1 before summing.",
             "A": "The attribute centroids are means of unit vectors: use attribute_direction(A, B).",
             "twice": "Sum (not average) the unit target vectors."})
-        with each:
-            for X, Y, A, B in cases:
-                _chk.check_unchanged(centroid_form, X, Y, A, B, what="differential_association_centroid(X, Y, A, B)")
-        glove = [_glove_sets(row) for row in (8, 10)]
-        X, Y, A, B = glove[-1]
-        empty = np.empty((0, 50))
-        # one request; the answers checked in the order of the calls
-        answers = centroid_form.map([tuple(sets) for sets in glove] + [(X[:5], Y[:4], A, B), (empty, empty, A, B)])
-        with each:
-            for i, sets in enumerate(glove):
-                _chk.check_close(answers[i], reference.differential_association(*sets), "differential_association_"
-                                 "centroid on GloVe vectors of another row of Table 1", rtol=1e-6, atol=1e-9)
+        answers = _unchanged_and_glove(each, centroid_form, "differential_association_centroid", cases,
+                                       lambda X, Y, A, B, empty: [(X[:5], Y[:4], A, B), (empty, empty, A, B)])
         with each:
             _chk.check_raises(lambda: answers[2], ValueError,
                               "differential_association_centroid with 5 words in X and 4 in Y should raise ValueError")
